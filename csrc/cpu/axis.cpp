@@ -1,0 +1,168 @@
+#include "axis.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "isa.h"
+#include "plan.h"
+
+namespace complexext {
+
+const IsaKernels& isa() {
+  static const IsaKernels kinds[] = {
+      {"generic", &cx_generic::lanes, &cx_generic::run_axis_job},
+      {"avx2", &cx_avx2::lanes, &cx_avx2::run_axis_job},
+      {"avx512", &cx_avx512::lanes, &cx_avx512::run_axis_job},
+  };
+  static const IsaKernels& chosen = [&]() -> const IsaKernels& {
+    int best = 0;
+#if defined(__x86_64__) || defined(_M_X64)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("f16c"))
+      best = 1;
+    if (best == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+      best = 2;
+#endif
+    if (const char* want = std::getenv("COMPLEXEXT_CPU_ISA")) {
+      for (int i = 0; i < 3; ++i)
+        if (std::strcmp(want, kinds[i].name) == 0 && i < best) best = i;
+    }
+    return kinds[best];
+  }();
+  return chosen;
+}
+
+namespace {
+
+// Per-thread scratch, grown on demand and kept, so a transform of the same
+// size touches no new pages. A large row runs jobs inside a job (four-step),
+// so each nesting level has its own buffer.
+struct Scratch {
+  struct Buf {
+    void* p = nullptr;
+    size_t size = 0;
+    ~Buf() { std::free(p); }
+  };
+  static constexpr int kLevels = 8;
+  static thread_local Buf bufs[kLevels];
+  static thread_local int depth;
+  void* p;
+  explicit Scratch(size_t bytes) {
+    TORCH_CHECK(depth < kLevels, "complexext: FFT plan nested too deeply");
+    Buf& b = bufs[depth++];
+    if (b.size < bytes) {
+      std::free(b.p);
+      b.size = (bytes + 4095) & ~size_t(4095);
+      b.p = std::aligned_alloc(64, b.size);
+      if (!b.p) {
+        b.size = 0;
+        --depth;
+        TORCH_CHECK(false, "complexext: out of memory for FFT scratch (", bytes, " bytes)");
+      }
+    }
+    p = b.p;
+  }
+  ~Scratch() { --depth; }
+};
+thread_local Scratch::Buf Scratch::bufs[Scratch::kLevels];
+thread_local int Scratch::depth = 0;
+
+}  // namespace
+
+void run_job(cx_axis_job& J) {
+  if (J.nrows == 0) return;
+  const IsaKernels& K = isa();
+  const bool dbl = cx_job_double(&J);
+  const int64_t W = J.large_fft ? 1 : K.lanes(dbl);
+  int64_t work;
+  if (J.large_fft) {
+    // the staged row: n complex values, or n/2 for an even real transform
+    const bool half = J.kind != CX_C2C && J.n % 2 == 0;
+    work = half ? J.n / 2 : J.n;
+  } else {
+    work = dbl ? ((const cx_plan_desc<double>*)J.plan)->work
+               : ((const cx_plan_desc<float>*)J.plan)->work;
+  }
+  const size_t bytes = (size_t)(2 * work * W) * (dbl ? 16 : 8);
+  const int64_t groups = (J.nrows + W - 1) / W;
+  // Enough rows per task that a task does some 64 K points of work.
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, J.n * W));
+  // Nested calls (a large row inside a parallel loop) run serially.
+  at::parallel_for(0, groups, grain, [&](int64_t g0, int64_t g1) {
+    Scratch s(bytes);
+    K.run(&J, g0 * W, std::min(g1 * W, J.nrows), s.p);
+  });
+}
+
+int storage_of(c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Half:
+    case c10::ScalarType::ComplexHalf: return CX_F16;
+    case c10::ScalarType::Float:
+    case c10::ScalarType::ComplexFloat: return CX_F32;
+    case c10::ScalarType::Double:
+    case c10::ScalarType::ComplexDouble: return CX_F64;
+    default: TORCH_CHECK(false, "complexext: unsupported dtype ", t);
+  }
+}
+
+namespace {
+
+template <class S>
+void set_plan(cx_axis_job& J) {
+  const bool real = J.kind != CX_C2C;
+  const int64_t len = real && J.n % 2 == 0 ? J.n / 2 : J.n;
+  auto P = get_plan<S>(len);
+  std::shared_ptr<const RealTwiddles<S>> R;
+  if (real && J.n % 2 == 0) {
+    R = get_real_twiddles<S>(J.n);
+    J.rtw = R->w.data();
+  }
+  J.plan = P->large ? (const void*)P.get() : (const void*)&P->d;
+  J.large_fft = P->large ? &large_fft<S> : nullptr;
+  // P and R hold the plans while the job runs, even if the cache drops them.
+  run_job(J);
+}
+
+}  // namespace
+
+void run_axis(cx_axis_job J, const at::Tensor& in, const at::Tensor& out, int64_t axis) {
+  J.in = in.const_data_ptr();
+  J.out = out.mutable_data_ptr();
+  J.in_type = storage_of(in.scalar_type());
+  J.out_type = storage_of(out.scalar_type());
+  J.in_stride = in.stride(axis);
+  J.out_stride = out.stride(axis);
+  // Rows: the other dims, size-1 dims dropped, neighbours that step
+  // together in both tensors merged.
+  J.nd = 0;
+  J.nrows = 1;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    if (d == axis || in.size(d) == 1) continue;
+    const int64_t sz = in.size(d), si = in.stride(d), so = out.stride(d);
+    if (J.nd > 0 && J.in_strides[J.nd - 1] == sz * si && J.out_strides[J.nd - 1] == sz * so) {
+      J.sizes[J.nd - 1] *= sz;
+      J.in_strides[J.nd - 1] = si;
+      J.out_strides[J.nd - 1] = so;
+    } else {
+      TORCH_CHECK(J.nd < CX_MAX_DIMS, "complexext: too many batch dimensions (at most ",
+                  CX_MAX_DIMS, " after merging)");
+      J.sizes[J.nd] = sz;
+      J.in_strides[J.nd] = si;
+      J.out_strides[J.nd] = so;
+      ++J.nd;
+    }
+    J.nrows *= sz;
+  }
+  if (J.nrows == 0) return;
+  if (cx_job_double(&J)) set_plan<double>(J);
+  else set_plan<float>(J);
+}
+
+}  // namespace complexext

@@ -1,0 +1,47 @@
+// One transform along one axis of a strided tensor, as plain data passed
+// from the driver (which may use the standard library and torch) to the
+// ISA-specific lane kernels (which may not: see isa_*.cpp).
+#pragma once
+#include "../core/cx_stockham.h"
+
+#define CX_MAX_DIMS 16
+
+enum cx_storage { CX_F16 = 0, CX_F32 = 1, CX_F64 = 2 };
+enum cx_kind { CX_C2C = 0, CX_R2C = 1, CX_C2R = 2 };
+
+struct cx_axis_job {
+  int kind;        // cx_kind
+  int in_type;     // cx_storage of the input scalars
+  int out_type;    // cx_storage of the output scalars
+  int inverse;     // c2c: exp(+i...) instead of exp(-i...)
+  cx_i64 n;        // logical transform length
+  cx_i64 in_len;   // elements read along the axis
+  cx_i64 out_len;  // elements written along the axis
+  cx_i64 in_stride, out_stride;  // along the axis, in elements
+  const void* in;
+  void* out;
+  // The rows: every index of the other dims, last dim fastest.
+  cx_i64 nrows;
+  int nd;
+  cx_i64 sizes[CX_MAX_DIMS];
+  cx_i64 in_strides[CX_MAX_DIMS];
+  cx_i64 out_strides[CX_MAX_DIMS];
+  double scale;
+  // Complex plan of length n (c2c and odd real) or n/2 (even real), as a
+  // cx_plan_desc<float> or cx_plan_desc<double> by the compute type. For a
+  // length too large for the lane buffers, large_fft is set instead: rows
+  // are staged one at a time and large_fft(plan, buf) transforms buf (of the
+  // compute type, contiguous) in place.
+  const void* plan;
+  void (*large_fft)(const void* plan, void* buf);
+  const void* rtw;  // even real: exp(-2*pi*i*k/n), k <= n/2
+  // Four-step: element k of row r is multiplied by row_tw[(k*r) % row_tw_n]
+  // before it is stored.
+  const void* row_tw;
+  cx_i64 row_tw_n;
+};
+
+// The compute type of a job: fp64 for fp64 storage, fp32 otherwise.
+static inline int cx_job_double(const cx_axis_job* j) {
+  return j->in_type == CX_F64 || j->out_type == CX_F64;
+}

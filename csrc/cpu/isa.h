@@ -1,0 +1,28 @@
+// The lane kernels, compiled once per instruction set (isa_*.cpp), and the
+// choice among them at run time.
+#pragma once
+#include "axis_job.h"
+
+#define CX_DECLARE_ISA(ns)                                                   \
+  namespace ns {                                                             \
+  int lanes(int is_double);                                                  \
+  void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch); \
+  }
+CX_DECLARE_ISA(cx_generic)
+CX_DECLARE_ISA(cx_avx2)
+CX_DECLARE_ISA(cx_avx512)
+#undef CX_DECLARE_ISA
+
+namespace complexext {
+
+struct IsaKernels {
+  const char* name;
+  int (*lanes)(int is_double);
+  void (*run)(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch);
+};
+
+// The best instruction set this CPU supports, unless COMPLEXEXT_CPU_ISA
+// (generic, avx2, avx512) asks for a lower one.
+const IsaKernels& isa();
+
+}  // namespace complexext

@@ -1,0 +1,305 @@
+// The CPU FFT engine, vectorised across transforms: W transforms ("lanes")
+// are gathered into a buffer where element k of all W lanes forms one
+// vector, so every butterfly works on W transforms at once and the vector
+// width never depends on the length or its factors.
+//
+//   buf[k][l] = load(x[row l][k])           (convert fp16 -> fp32 here)
+//   buf = stockham(buf)                      (or Bluestein around it)
+//   y[row l][k] = store(buf[k][l] * scale)   (and fp32 -> fp16 here)
+//
+// Included by isa_*.cpp with CX_NS (a namespace for the instruction set)
+// and CX_VEC_BYTES (vector size) defined. It must not include any standard
+// or torch header: its inline functions would be compiled for the ISA of
+// this translation unit and could be picked by the linker for generic code.
+#include "axis_job.h"
+#include "../core/cx_half.h"
+
+namespace CX_NS {
+
+typedef float vf __attribute__((vector_size(CX_VEC_BYTES)));
+typedef double vd __attribute__((vector_size(CX_VEC_BYTES)));
+template <class S> struct lanes_of;
+template <> struct lanes_of<float> { typedef vf V; enum { W = CX_VEC_BYTES / 4 }; };
+template <> struct lanes_of<double> { typedef vd V; enum { W = CX_VEC_BYTES / 8 }; };
+// One lane, for rows staged one at a time (a one-element GCC vector has the
+// layout of its scalar).
+template <class S> struct one_lane {
+  typedef S V __attribute__((vector_size(sizeof(S))));
+  enum { W = 1 };
+};
+
+// ---- scalar load and store of the three storage types -------------------
+template <class S> static inline S ld(const cx_half_t* p) { return (S)cx_half_to_float(*p); }
+template <class S> static inline S ld(const float* p) { return (S)*p; }
+template <class S> static inline S ld(const double* p) { return (S)*p; }
+template <class S> static inline void st(cx_half_t* p, S v) { *p = cx_float_to_half((float)v); }
+template <class S> static inline void st(float* p, S v) { *p = (float)v; }
+template <class S> static inline void st(double* p, S v) { *p = (double)v; }
+
+// ---- Stockham passes over lane buffers ----------------------------------
+template <int R, class V, class S>
+static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
+                       const cx<S>* tw) {
+  const cx_i64 q = n / R;
+  if (ns == 1) {
+    for (cx_i64 j = 0; j < q; ++j) {
+      cx<V> v[R];
+      for (int r = 0; r < R; ++r) v[r] = x[j + r * q];
+      cx_dft<V, S>(v, R, tw);
+      for (int r = 0; r < R; ++r) y[j * R + r] = v[r];
+    }
+    return;
+  }
+  for (cx_i64 g = 0; g < q / ns; ++g) {
+    const cx<V>* xg = x + g * ns;
+    cx<V>* yg = y + g * ns * R;
+    for (int k = 0; k < ns; ++k) {
+      cx<V> v[R];
+      for (int r = 0; r < R; ++r) v[r] = xg[k + r * q];
+      cx_apply_twiddles<V, S>(v, R, tw + (cx_i64)k * (R - 1));
+      cx_dft<V, S>(v, R, tw);
+      for (int r = 0; r < R; ++r) yg[k + r * ns] = v[r];
+    }
+  }
+}
+
+template <class V, class S>
+static void pass_odd(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int R, int ns,
+                     const cx<S>* tw, const cx<S>* roots) {
+  const cx_i64 q = n / R;
+  for (cx_i64 j = 0; j < q; ++j) {
+    const int k = (int)(j % ns);
+    cx<V> v[CX_MAX_RADIX];
+    for (int r = 0; r < R; ++r) v[r] = x[j + r * q];
+    if (ns > 1) cx_apply_twiddles<V, S>(v, R, tw + (cx_i64)k * (R - 1));
+    cx_dft_odd<V, S>(v, R, roots);
+    const cx_i64 o = cx_stockham_out_index(j, ns, R);
+    for (int r = 0; r < R; ++r) y[o + (cx_i64)r * ns] = v[r];
+  }
+}
+
+// Runs the passes of a (non-Bluestein) plan; returns the buffer holding
+// the result, a or b.
+template <class V, class S>
+static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
+  for (int i = 0; i < p->npasses; ++i) {
+    const cx_pass& ps = p->passes[i];
+    const cx<S>* tw = p->tw + ps.tw;
+    switch (ps.radix) {
+      case 2: pass_fixed<2, V, S>(a, b, p->n, ps.ns, tw); break;
+      case 3: pass_fixed<3, V, S>(a, b, p->n, ps.ns, tw); break;
+      case 4: pass_fixed<4, V, S>(a, b, p->n, ps.ns, tw); break;
+      case 5: pass_fixed<5, V, S>(a, b, p->n, ps.ns, tw); break;
+      case 8: pass_fixed<8, V, S>(a, b, p->n, ps.ns, tw); break;
+      default: pass_odd<V, S>(a, b, p->n, ps.radix, ps.ns, tw, p->roots + ps.roots); break;
+    }
+    cx<V>* t = a;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// Any plan: Bluestein wraps a cyclic convolution of length m around the
+// inner Stockham plan (the buffers hold p->work >= m elements):
+//   a = x * chirp, zero-padded to m;  A = DFT(a) * filter
+//   X = chirp * conj(DFT(conj(A)))    (an inverse DFT by conjugation)
+template <class V, class S>
+static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
+  if (!p->bluestein) return stockham<V, S>(p, a, b);
+  const cx_i64 n = p->n, m = p->m;
+  for (cx_i64 k = 0; k < n; ++k) a[k] = cx_mul(a[k], p->chirp[k]);
+  V zero = {};
+  for (cx_i64 k = n; k < m; ++k) a[k] = cx_make<V>(zero, zero);
+  cx<V>* r = stockham<V, S>(p->inner, a, b);
+  for (cx_i64 k = 0; k < m; ++k) r[k] = cx_conj(cx_mul(r[k], p->filter[k]));
+  cx<V>* o = stockham<V, S>(p->inner, r, r == a ? b : a);
+  for (cx_i64 k = 0; k < n; ++k) o[k] = cx_mul(cx_conj(o[k]), p->chirp[k]);
+  return o;
+}
+
+// ---- one group of W rows ---------------------------------------------------
+template <class S, class Ti, class To, class L>
+struct group {
+  typedef typename L::V V;
+  enum { W = L::W };
+  const cx_axis_job* J;
+  cx_i64 ioff[W];  // offsets of each lane's row, in scalars of Ti / To
+  cx_i64 ooff[W];
+  cx_i64 row0;
+  int nl;          // lanes holding a real row (the rest repeat the last)
+
+  void locate(cx_i64 g, cx_i64 nrows) {
+    row0 = g;
+    nl = (int)(nrows - g < W ? nrows - g : W);
+    const int cin = J->kind == CX_R2C ? 1 : 2, cout = J->kind == CX_C2R ? 1 : 2;
+    for (int l = 0; l < W; ++l) {
+      cx_i64 r = g + (l < nl ? l : nl - 1), io = 0, oo = 0;
+      for (int d = J->nd - 1; d >= 0; --d) {
+        cx_i64 i = r % J->sizes[d];
+        r /= J->sizes[d];
+        io += i * J->in_strides[d];
+        oo += i * J->out_strides[d];
+      }
+      ioff[l] = io * cin;
+      ooff[l] = oo * cout;
+    }
+  }
+  cx<V> load_c(cx_i64 k) const {
+    const Ti* in = (const Ti*)J->in;
+    const cx_i64 s = k * J->in_stride * 2;
+    cx<V> z;
+    for (int l = 0; l < W; ++l) {
+      z.re[l] = ld<S>(in + ioff[l] + s);
+      z.im[l] = ld<S>(in + ioff[l] + s + 1);
+    }
+    return z;
+  }
+  V load_r(cx_i64 k) const {
+    const Ti* in = (const Ti*)J->in;
+    const cx_i64 s = k * J->in_stride;
+    V z;
+    for (int l = 0; l < W; ++l) z[l] = ld<S>(in + ioff[l] + s);
+    return z;
+  }
+  void store_c(cx_i64 k, cx<V> z) const {
+    To* out = (To*)J->out;
+    const cx_i64 s = k * J->out_stride * 2;
+    for (int l = 0; l < nl; ++l) {
+      st<S>(out + ooff[l] + s, z.re[l]);
+      st<S>(out + ooff[l] + s + 1, z.im[l]);
+    }
+  }
+  void store_r(cx_i64 k, V z) const {
+    To* out = (To*)J->out;
+    const cx_i64 s = k * J->out_stride;
+    for (int l = 0; l < nl; ++l) st<S>(out + ooff[l] + s, z[l]);
+  }
+
+  // Stage the input rows into a as the complex sequence to transform.
+  void stage_in(cx<V>* a) const {
+    const cx_i64 n = J->n, h = n / 2;
+    V zero = {};
+    if (J->kind == CX_C2C) {
+      for (cx_i64 k = 0; k < n; ++k) a[k] = J->inverse ? cx_conj(load_c(k)) : load_c(k);
+    } else if (J->kind == CX_R2C && n % 2 == 0) {
+      for (cx_i64 k = 0; k < h; ++k) a[k] = cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
+    } else if (J->kind == CX_R2C) {
+      for (cx_i64 k = 0; k < n; ++k) a[k] = cx_make<V>(load_r(k), zero);
+    } else if (n % 2 == 0) {
+      // c2r, even n: fold the half spectrum into a length-n/2 sequence
+      //   Z[k] = (X[k] + conj X[h-k]) + i*conj(w^k)*(X[k] - conj X[h-k])
+      // and take its inverse DFT by conjugation. The imaginary parts of
+      // X[0] and X[h] do not exist in a real signal's spectrum: dropped.
+      const cx<S>* w = (const cx<S>*)J->rtw;
+      for (cx_i64 k = 0; k < h; ++k) {
+        cx<V> x = load_c(k), y = cx_conj(load_c(h - k));
+        if (k == 0) {
+          x.im = zero;
+          y.im = zero;
+        }
+        cx<V> z = (x + y) + cx_mul_i(cx_mul_conj(x - y, w[k]));
+        a[k] = cx_conj(z);
+      }
+    } else {
+      // c2r, odd n: the full Hermitian spectrum, conjugated.
+      a[0] = cx_make<V>(load_c(0).re, zero);
+      for (cx_i64 k = 1; k <= h; ++k) {
+        cx<V> x = load_c(k);
+        a[k] = cx_conj(x);
+        a[n - k] = x;
+      }
+    }
+  }
+
+  // Store the transformed sequence r to the output rows.
+  void stage_out(const cx<V>* r) const {
+    const cx_i64 n = J->n, h = n / 2;
+    const S sc = (S)J->scale;
+    if (J->kind == CX_C2C) {
+      const cx<S>* rt = (const cx<S>*)J->row_tw;
+      cx_i64 idx[W];
+      for (int l = 0; l < W; ++l) idx[l] = 0;
+      for (cx_i64 k = 0; k < J->out_len; ++k) {
+        cx<V> z = cx_scale(J->inverse ? cx_conj(r[k]) : r[k], sc);
+        if (rt) {
+          cx<V> t;
+          for (int l = 0; l < W; ++l) {
+            t.re[l] = rt[idx[l]].re;
+            t.im[l] = rt[idx[l]].im;
+            idx[l] += row0 + l;
+            if (idx[l] >= J->row_tw_n) idx[l] %= J->row_tw_n;
+          }
+          z = cx_mul(z, t);
+        }
+        store_c(k, z);
+      }
+    } else if (J->kind == CX_R2C && n % 2 == 0) {
+      // X[k] = (Z[k] + conj Z[h-k])/2 - i*w^k*(Z[k] - conj Z[h-k])/2
+      const cx<S>* w = (const cx<S>*)J->rtw;
+      const S half = (S)0.5 * sc;
+      const cx_i64 top = J->out_len < h + 1 ? J->out_len : h + 1;
+      for (cx_i64 k = 0; k < top; ++k) {
+        cx<V> x = r[k == h ? 0 : k], y = cx_conj(r[k == 0 ? 0 : h - k]);
+        cx<V> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[k])), half);
+        store_c(k, X);
+        if (J->out_len == n && k > 0 && k < h) store_c(n - k, cx_conj(X));
+      }
+    } else if (J->kind == CX_R2C) {
+      for (cx_i64 k = 0; k < J->out_len; ++k) store_c(k, cx_scale(r[k], sc));
+    } else if (n % 2 == 0) {
+      for (cx_i64 k = 0; k < h; ++k) {
+        store_r(2 * k, r[k].re * sc);
+        store_r(2 * k + 1, -r[k].im * sc);
+      }
+    } else {
+      for (cx_i64 k = 0; k < n; ++k) store_r(k, r[k].re * sc);
+    }
+  }
+};
+
+template <class S, class Ti, class To>
+static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
+  if (J->large_fft) {
+    typedef typename one_lane<S>::V V;
+    group<S, Ti, To, one_lane<S> > G;
+    G.J = J;
+    cx<V>* a = (cx<V>*)scratch;
+    for (cx_i64 g = r0; g < r1; ++g) {
+      G.locate(g, r1);
+      G.stage_in(a);
+      J->large_fft(J->plan, a);
+      G.stage_out(a);
+    }
+    return;
+  }
+  typedef typename lanes_of<S>::V V;
+  const cx_plan_desc<S>* p = (const cx_plan_desc<S>*)J->plan;
+  cx<V>* a = (cx<V>*)scratch;
+  cx<V>* b = a + p->work;
+  group<S, Ti, To, lanes_of<S> > G;
+  G.J = J;
+  for (cx_i64 g = r0; g < r1; g += lanes_of<S>::W) {
+    G.locate(g, r1);
+    G.stage_in(a);
+    G.stage_out(fft_any<V, S>(p, a, b));
+  }
+}
+
+int lanes(int is_double) { return is_double ? (int)lanes_of<double>::W : (int)lanes_of<float>::W; }
+
+// Rows [r0, r1) of the job; scratch holds two buffers of plan->work vectors
+// of the compute type, aligned to the vector size.
+void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
+  if (cx_job_double(J)) {
+    run_typed<double, double, double>(J, r0, r1, scratch);
+    return;
+  }
+  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
+  if (hi && ho) run_typed<float, cx_half_t, cx_half_t>(J, r0, r1, scratch);
+  else if (hi) run_typed<float, cx_half_t, float>(J, r0, r1, scratch);
+  else if (ho) run_typed<float, float, cx_half_t>(J, r0, r1, scratch);
+  else run_typed<float, float, float>(J, r0, r1, scratch);
+}
+
+}  // namespace CX_NS

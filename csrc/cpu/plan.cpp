@@ -1,0 +1,320 @@
+#include "plan.h"
+
+#include <c10/util/Exception.h>
+
+#include <cmath>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "../core/cx_factor.h"
+#include "axis.h"
+
+namespace complexext {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+// exp(-2*pi*i*k/n) in double, with k reduced into the first half turn so
+// the argument of sin/cos stays small and exact.
+cx<double> root(int64_t k, int64_t n) {
+  k %= n;
+  if (k < 0) k += n;
+  double a = kTwoPi * (double)k / (double)n;
+  return cx_make<double>(std::cos(a), -std::sin(a));
+}
+
+template <class S>
+cx<S> round_to(cx<double> z) {
+  return cx_make<S>((S)z.re, (S)z.im);
+}
+
+template <class S>
+void fill_stockham(Plan<S>& P, int64_t n) {
+  int radices[CX_MAX_PASSES];
+  int np = cx_factorize(n, radices);
+  P.d.n = n;
+  P.d.npasses = np;
+  int64_t ns = 1;
+  for (int i = 0; i < np; ++i) {
+    const int R = radices[i];
+    cx_pass& ps = P.d.passes[i];
+    ps.radix = R;
+    ps.ns = (int)ns;
+    ps.tw = (int)P.tw.size();
+    for (int64_t k = 0; k < ns; ++k)
+      for (int r = 1; r < R; ++r) P.tw.push_back(round_to<S>(root(r * k, ns * R)));
+    ps.roots = (int)P.roots.size();
+    if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8)
+      for (int q = 0; q < R; ++q) P.roots.push_back(round_to<S>(root(q, R)));
+    ns *= R;
+  }
+  P.d.tw = P.tw.data();
+  P.d.roots = P.roots.data();
+  P.d.work = n;
+}
+
+// Bluestein: X[j] = c[j] * sum_k (x[k] c[k]) conj(c[j-k]), c[k] = exp(-i pi k^2 / n),
+// a cyclic convolution of length m >= 2n-1 done with FFTs of length m.
+template <class S>
+void fill_bluestein(Plan<S>& P, int64_t n) {
+  const int64_t m = cx_next_smooth(2 * n - 1);
+  std::vector<cx<double>> c(n), b(m, cx_make<double>(0, 0));
+  for (int64_t k = 0; k < n; ++k) {
+    uint64_t q = ((uint64_t)k * (uint64_t)k) % (uint64_t)(2 * n);
+    c[k] = root((int64_t)q, 2 * n);
+    b[k] = cx_conj(c[k]);
+    if (k) b[m - k] = b[k];
+  }
+  // The filter's spectrum, computed once in double with our own plan.
+  auto dp = get_plan<double>(m);
+  std::vector<cx<double>> B(m);
+  cx_axis_job J{};
+  J.kind = CX_C2C;
+  J.in_type = J.out_type = CX_F64;
+  J.n = J.in_len = J.out_len = m;
+  J.in_stride = J.out_stride = 1;
+  J.in = b.data();
+  J.out = B.data();
+  J.nrows = 1;
+  J.nd = 0;
+  J.scale = 1.0 / (double)m;
+  J.plan = dp->large ? (const void*)dp.get() : (const void*)&dp->d;
+  J.large_fft = dp->large ? &large_fft<double> : nullptr;
+  run_job(J);
+  P.chirp.resize(n);
+  P.filter.resize(m);
+  for (int64_t k = 0; k < n; ++k) P.chirp[k] = round_to<S>(c[k]);
+  for (int64_t k = 0; k < m; ++k) P.filter[k] = round_to<S>(B[k]);
+  if (P.large) {
+    P.inner = get_plan<S>(m);
+  } else {
+    // The lane engine runs the inner transform in its own buffers, so it
+    // needs a Stockham plan of m whatever its size.
+    auto inner = std::make_shared<Plan<S>>();
+    inner->n = m;
+    fill_stockham(*inner, m);
+    P.inner = inner;
+  }
+  P.d.bluestein = 1;
+  P.d.n = n;
+  P.d.m = m;
+  P.d.chirp = P.chirp.data();
+  P.d.filter = P.filter.data();
+  P.d.inner = P.large ? nullptr : &P.inner->d;
+  P.d.work = m;
+}
+
+// n1 * n2 = n with n1 the largest divisor <= sqrt(n) (both then fit the
+// lane buffers up to kLaneMax^2).
+int64_t split(int64_t n) {
+  int64_t best = 1;
+  for (int64_t d = 2; d * d <= n; ++d)
+    if (n % d == 0) best = d;
+  return best;
+}
+
+template <class S>
+std::shared_ptr<const Plan<S>> build(int64_t n) {
+  auto P = std::make_shared<Plan<S>>();
+  P->n = n;
+  int radices[CX_MAX_PASSES];
+  const bool smooth = cx_factorize(n, radices) > 0 || n == 1;
+  if (n <= kLaneMax) {
+    if (smooth) fill_stockham(*P, n);
+    else fill_bluestein(*P, n);
+  } else {
+    P->large = true;
+    if (smooth) {
+      P->n1 = split(n);
+      P->n2 = n / P->n1;
+      P->p1 = get_plan<S>(P->n1);
+      P->p2 = get_plan<S>(P->n2);
+      P->big_tw.resize(n);
+      for (int64_t k = 0; k < n; ++k) P->big_tw[k] = round_to<S>(root(k, n));
+    } else {
+      fill_bluestein(*P, n);
+    }
+  }
+  return P;
+}
+
+template <class S>
+std::shared_ptr<const RealTwiddles<S>> build_real(int64_t n) {
+  auto R = std::make_shared<RealTwiddles<S>>();
+  R->w.resize(n / 2 + 1);
+  for (int64_t k = 0; k <= n / 2; ++k) R->w[k] = round_to<S>(root(k, n));
+  return R;
+}
+
+// ---- the cache -------------------------------------------------------------
+struct Key {
+  int64_t n;
+  int kind;  // 0 plan<float>, 1 plan<double>, 2 real<float>, 3 real<double>
+  bool operator==(const Key& o) const { return n == o.n && kind == o.kind; }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const { return std::hash<int64_t>()(k.n * 4 + k.kind); }
+};
+
+struct Cache {
+  std::mutex mu;
+  int64_t max_size = 4096;
+  std::list<std::pair<Key, std::shared_ptr<const void>>> lru;  // front: newest
+  std::unordered_map<Key, decltype(lru)::iterator, KeyHash> map;
+
+  std::shared_ptr<const void> find(const Key& k) {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = map.find(k);
+    if (it == map.end()) return nullptr;
+    lru.splice(lru.begin(), lru, it->second);
+    return it->second->second;
+  }
+  // Plans are built outside the lock (building one may ask the cache for
+  // others); a plan built twice by racing threads is kept once.
+  std::shared_ptr<const void> insert(const Key& k, std::shared_ptr<const void> v) {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = map.find(k);
+    if (it != map.end()) return it->second->second;
+    if (max_size <= 0) return v;
+    lru.emplace_front(k, std::move(v));
+    map[k] = lru.begin();
+    trim();
+    return lru.front().second;
+  }
+  void trim() {
+    while ((int64_t)lru.size() > max_size) {
+      map.erase(lru.back().first);
+      lru.pop_back();
+    }
+  }
+};
+
+Cache& cache() {
+  static Cache* c = new Cache();  // never destroyed: safe at exit
+  return *c;
+}
+
+template <class T, class F>
+std::shared_ptr<const T> cached(int64_t n, int kind, F make) {
+  Key k{n, kind};
+  if (auto v = cache().find(k)) return std::static_pointer_cast<const T>(v);
+  std::shared_ptr<const T> built = make(n);
+  return std::static_pointer_cast<const T>(cache().insert(k, built));
+}
+
+}  // namespace
+
+template <class S>
+std::shared_ptr<const Plan<S>> get_plan(int64_t n) {
+  TORCH_CHECK(n >= 1, "complexext: FFT length must be at least 1, got ", n);
+  return cached<Plan<S>>(n, sizeof(S) == 8 ? 1 : 0, build<S>);
+}
+template <class S>
+std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n) {
+  return cached<RealTwiddles<S>>(n, sizeof(S) == 8 ? 3 : 2, build_real<S>);
+}
+template std::shared_ptr<const Plan<float>> get_plan<float>(int64_t);
+template std::shared_ptr<const Plan<double>> get_plan<double>(int64_t);
+template std::shared_ptr<const RealTwiddles<float>> get_real_twiddles<float>(int64_t);
+template std::shared_ptr<const RealTwiddles<double>> get_real_twiddles<double>(int64_t);
+
+int64_t plan_cache_size() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  return (int64_t)cache().lru.size();
+}
+int64_t plan_cache_max_size() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  return cache().max_size;
+}
+void plan_cache_set_max_size(int64_t n) {
+  TORCH_CHECK(n >= 0, "complexext.backends.plan_cache.max_size must be >= 0, got ", n);
+  std::lock_guard<std::mutex> g(cache().mu);
+  cache().max_size = n;
+  cache().trim();
+}
+void plan_cache_clear() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  cache().lru.clear();
+  cache().map.clear();
+}
+
+// ---- large transforms, one contiguous row ---------------------------------
+namespace {
+
+template <class S>
+void set_plan(cx_axis_job& J, const Plan<S>& P) {
+  J.plan = P.large ? (const void*)&P : (const void*)&P.d;
+  J.large_fft = P.large ? &large_fft<S> : nullptr;
+}
+
+template <class S>
+cx_axis_job c2c_job(int64_t n, void* in, void* out) {
+  cx_axis_job J{};
+  J.kind = CX_C2C;
+  J.in_type = J.out_type = sizeof(S) == 8 ? CX_F64 : CX_F32;
+  J.n = J.in_len = J.out_len = n;
+  J.in = in;
+  J.out = out;
+  J.nd = 1;
+  J.scale = 1.0;
+  return J;
+}
+
+// Four-step, n = n1*n2, x[j1*n2 + j2] -> X[k1 + n1*k2]:
+//   A: for each column j2, Y[k1][j2] = DFT_n1(x[:, j2])[k1] * w_n^(k1*j2)
+//   B: for each row k1,    X[k1 + n1*k2] = DFT_n2(Y[k1, :])[k2]
+template <class S>
+void four_step(const Plan<S>& P, cx<S>* x) {
+  const int64_t n1 = P.n1, n2 = P.n2;
+  std::vector<cx<S>> y(P.n);
+  cx_axis_job A = c2c_job<S>(n1, x, y.data());
+  A.in_stride = A.out_stride = n2;
+  A.nrows = A.sizes[0] = n2;
+  A.in_strides[0] = A.out_strides[0] = 1;
+  A.row_tw = P.big_tw.data();
+  A.row_tw_n = P.n;
+  set_plan(A, *P.p1);
+  run_job(A);
+  cx_axis_job B = c2c_job<S>(n2, y.data(), x);
+  B.in_stride = 1;
+  B.out_stride = n1;
+  B.nrows = B.sizes[0] = n1;
+  B.in_strides[0] = n2;
+  B.out_strides[0] = 1;
+  set_plan(B, *P.p2);
+  run_job(B);
+}
+
+template <class S>
+void bluestein_large(const Plan<S>& P, cx<S>* x) {
+  const int64_t n = P.n, m = P.d.m;
+  std::vector<cx<S>> a(m, cx_make<S>(0, 0));
+  for (int64_t k = 0; k < n; ++k) a[k] = cx_mul(x[k], P.chirp[k]);
+  large_fft<S>(P.inner.get(), a.data());
+  for (int64_t k = 0; k < m; ++k) a[k] = cx_conj(cx_mul(a[k], P.filter[k]));
+  large_fft<S>(P.inner.get(), a.data());
+  for (int64_t k = 0; k < n; ++k) x[k] = cx_mul(cx_conj(a[k]), P.chirp[k]);
+}
+
+}  // namespace
+
+template <class S>
+void large_fft(const void* plan, void* buf) {
+  const Plan<S>& P = *(const Plan<S>*)plan;
+  cx<S>* x = (cx<S>*)buf;
+  if (!P.large) {
+    cx_axis_job J = c2c_job<S>(P.n, x, x);
+    J.nrows = J.sizes[0] = 1;
+    set_plan(J, P);
+    run_job(J);
+  } else if (P.n1) {
+    four_step(P, x);
+  } else {
+    bluestein_large(P, x);
+  }
+}
+template void large_fft<float>(const void*, void*);
+template void large_fft<double>(const void*, void*);
+
+}  // namespace complexext

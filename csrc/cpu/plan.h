@@ -1,0 +1,55 @@
+// Host-side FFT plans and their cache.
+//
+// A plan for length n is one of
+//  - lane:  Stockham passes (maybe inside Bluestein) run on W transforms at
+//           once in cache-sized buffers, for n <= kLaneMax;
+//  - large: a four-step split n = n1*n2 (column FFTs, twiddle, row FFTs)
+//           or, for a large prime factor, Bluestein around a large plan.
+// Tables are computed in double and rounded once to the compute type.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "axis_job.h"
+
+namespace complexext {
+
+constexpr int64_t kLaneMax = 8192;
+
+template <class S>
+struct Plan {
+  int64_t n = 0;
+  bool large = false;
+  cx_plan_desc<S> d{};  // lane plans
+  std::vector<cx<S>> tw, roots, chirp, filter;
+  std::shared_ptr<const Plan<S>> inner;   // Bluestein's length-m plan
+  int64_t n1 = 0, n2 = 0;                 // four-step split
+  std::shared_ptr<const Plan<S>> p1, p2;
+  std::vector<cx<S>> big_tw;              // exp(-2*pi*i*k/n), k < n
+};
+
+// exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles).
+template <class S>
+struct RealTwiddles {
+  std::vector<cx<S>> w;
+};
+
+template <class S>
+std::shared_ptr<const Plan<S>> get_plan(int64_t n);
+template <class S>
+std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n);
+
+// The cache holds both kinds above, for both compute types: bounded LRU,
+// safe to use from several threads.
+int64_t plan_cache_size();
+int64_t plan_cache_max_size();
+void plan_cache_set_max_size(int64_t n);
+void plan_cache_clear();
+
+// In-place transform of one contiguous row with a large plan (the
+// large_fft hook of cx_axis_job).
+template <class S>
+void large_fft(const void* plan, void* buf);
+
+}  // namespace complexext

@@ -1,0 +1,45 @@
+// Every op schema of complexext, in one place. Kernels are registered per
+// backend (cpu/, cuda/) and, for MPS and fake tensors, from Python.
+#include <Python.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+#include "cpu/isa.h"
+#include "cpu/plan.h"
+
+// The compiled module only runs the registrations below; it has no Python
+// surface of its own.
+extern "C" PyObject* PyInit__C(void) {
+  static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
+  return PyModule_Create(&def);
+}
+
+namespace complexext {
+
+std::string built_with() {
+  return std::string("torch=") + TORCH_VERSION +
+#ifdef COMPLEXEXT_WITH_CUDA
+         " cuda=1"
+#else
+         " cuda=0"
+#endif
+      ;
+}
+
+TORCH_LIBRARY(complexext, m) {
+  // Shaped like aten::_fft_c2c, _fft_r2c and _fft_c2r. normalization: 0 none,
+  // 1 by 1/sqrt(N), 2 by 1/N, N the product of the signal sizes.
+  m.def("fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor");
+  m.def("fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor");
+  m.def("fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor");
+
+  // Plan cache controls and build facts (no tensors: one kernel for all).
+  m.def("plan_cache_size() -> int", &plan_cache_size);
+  m.def("plan_cache_max_size() -> int", &plan_cache_max_size);
+  m.def("plan_cache_set_max_size(int n) -> ()", &plan_cache_set_max_size);
+  m.def("plan_cache_clear() -> ()", &plan_cache_clear);
+  m.def("built_with() -> str", &built_with);
+  m.def("cpu_isa() -> str", []() { return std::string(isa().name); });
+}
+
+}  // namespace complexext

@@ -1,0 +1,59 @@
+"""Builds complexext._C: the op schemas and CPU kernels, plus the CUDA
+kernels where both a CUDA build of torch and nvcc are present.
+
+Settings (environment):
+  COMPLEXEXT_CUDA=1|0   force the CUDA sources on or off (default: auto)
+  MAX_JOBS              parallel compile jobs (torch's cpp_extension)
+"""
+import glob
+import os
+import shutil
+import sys
+
+from setuptools import setup
+
+import torch
+from torch.utils import cpp_extension
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def want_cuda():
+    flag = os.environ.get("COMPLEXEXT_CUDA", "auto").lower()
+    has_torch_cuda = torch.version.cuda is not None
+    has_nvcc = cpp_extension.CUDA_HOME is not None and (
+        shutil.which("nvcc") is not None
+        or os.path.exists(os.path.join(cpp_extension.CUDA_HOME, "bin", "nvcc")))
+    if flag in ("1", "on", "true", "yes"):
+        if not (has_torch_cuda and has_nvcc):
+            sys.exit("complexext: COMPLEXEXT_CUDA=1 but torch has CUDA=%s and nvcc=%s"
+                     % (has_torch_cuda, has_nvcc))
+        return True
+    if flag in ("0", "off", "false", "no"):
+        return False
+    return has_torch_cuda and has_nvcc
+
+
+def extension():
+    rel = lambda pats: sorted(os.path.relpath(p, ROOT) for pat in pats
+                              for p in glob.glob(os.path.join(ROOT, pat)))
+    sources = rel(["csrc/*.cpp", "csrc/cpu/*.cpp"])
+    cxx = ["-O3", "-std=c++17", "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"]
+    use_cuda = want_cuda()
+    kwargs = dict(extra_compile_args={"cxx": cxx})
+    if use_cuda:
+        sources += rel(["csrc/cuda/*.cu", "csrc/cuda/*.cpp"])
+        kwargs["extra_compile_args"]["nvcc"] = ["-O3", "-std=c++17"]
+        kwargs["define_macros"] = [("COMPLEXEXT_WITH_CUDA", "1")]
+        ext = cpp_extension.CUDAExtension("complexext._C", sources, **kwargs)
+    else:
+        ext = cpp_extension.CppExtension("complexext._C", sources, **kwargs)
+    print("complexext: building backends: cpu%s (torch %s, torch CUDA %s)"
+          % (" + cuda" if use_cuda else "", torch.__version__, torch.version.cuda))
+    return ext
+
+
+setup(
+    ext_modules=[extension()],
+    cmdclass={"build_ext": cpp_extension.BuildExtension},
+)
