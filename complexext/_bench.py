@@ -1,0 +1,67 @@
+"""Timing helpers and the short accuracy/speed table of `python -m complexext`.
+
+Timing: each callable runs a few times to warm up (plans built, scratch
+allocated, caches filled), then `reps` times; the median wall time is kept.
+Peers are timed in the same run on the same data, and only ratios between
+them are meant to be compared across machines.
+"""
+import statistics
+import time
+
+import torch
+
+import complexext
+from complexext._selfcheck import floor_of, rel_rms, to_numpy64
+
+
+def median_time(fn, reps=7, warmup=2, min_time=0.0):
+    """Median wall time of fn() in seconds, over at least `reps` runs and,
+    when min_time > 0, over enough runs to fill about min_time seconds."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < reps or time.perf_counter() - start < min_time:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 200:
+            break
+    return statistics.median(times)
+
+
+def random_chalf(shape, seed=0):
+    """Standard complex normal data, rounded to complex32."""
+    g = torch.Generator().manual_seed(seed)
+    re = torch.randn(shape, generator=g)
+    im = torch.randn(shape, generator=g)
+    return torch.complex(re, im).to(torch.chalf)
+
+
+def upcast_fft(x):
+    """What torch offers for complex32 on CPU: convert, transform, convert."""
+    return torch.fft.fft(x.to(torch.complex64)).to(torch.chalf)
+
+
+def table(print_fn=print, sizes=(256, 1000, 4096, 4099, 65536), elements=1 << 20):
+    """complex32 accuracy (ratio to the floor) and speed against torch
+    complex64, for 1-D fft over rows of length n, `elements` values a call."""
+    import scipy.fft
+
+    print_fn(f"complexext.fft.fft, complex32, {elements // 1024} Ki elements a call "
+             f"(rows of length n), {torch.get_num_threads()} threads")
+    print_fn(f"  {'n':>6}  {'error/floor':>11}  {'cx c32 ms':>9}  {'torch c64 ms':>12}  "
+             f"{'speed vs torch c64':>18}")
+    for n in sizes:
+        x = random_chalf((max(1, elements // n), n), seed=n)
+        x64 = x.to(torch.complex64)
+        y = complexext.fft.fft(x)
+        ref = scipy.fft.fft(to_numpy64(x), axis=-1)
+        ratio = rel_rms(to_numpy64(y), ref) / floor_of(ref, torch.chalf)
+        t_ours = median_time(lambda: complexext.fft.fft(x), reps=5)
+        t_torch = median_time(lambda: torch.fft.fft(x64), reps=5)
+        print_fn(f"  {n:>6}  {ratio:>11.3f}  {t_ours * 1e3:>9.2f}  {t_torch * 1e3:>12.2f}  "
+                 f"{t_torch / t_ours:>17.2f}x")
+    print_fn("  error/floor: relative RMS error against scipy.fft in float64, divided by that")
+    print_fn("  of the exact result rounded to complex32 (same data; 1.0 is the best possible).")
+    print_fn("  speed: torch complex64 time / complexext complex32 time (above 1: faster).")
