@@ -113,7 +113,7 @@ def rel_rms(y, ref):
 
 
 def to_numpy64(t):
-    t = t.detach().cpu()
+    t = t.detach().cpu().resolve_conj().resolve_neg()
     return (t.to(torch.complex128) if t.is_complex() else t.to(torch.float64)).numpy()
 
 
