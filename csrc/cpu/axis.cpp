@@ -38,42 +38,24 @@ const IsaKernels& isa() {
   return chosen;
 }
 
-namespace {
-
-// Per-thread scratch, grown on demand and kept, so a transform of the same
-// size touches no new pages. A large row runs jobs inside a job (four-step),
-// so each nesting level has its own buffer.
-struct Scratch {
-  struct Buf {
-    void* p = nullptr;
-    size_t size = 0;
-    ~Buf() { std::free(p); }
-  };
-  static constexpr int kLevels = 8;
-  static thread_local Buf bufs[kLevels];
-  static thread_local int depth;
-  void* p;
-  explicit Scratch(size_t bytes) {
-    TORCH_CHECK(depth < kLevels, "complexext: FFT plan nested too deeply");
-    Buf& b = bufs[depth++];
-    if (b.size < bytes) {
-      std::free(b.p);
-      b.size = (bytes + 4095) & ~size_t(4095);
-      b.p = std::aligned_alloc(64, b.size);
-      if (!b.p) {
-        b.size = 0;
-        --depth;
-        TORCH_CHECK(false, "complexext: out of memory for FFT scratch (", bytes, " bytes)");
-      }
-    }
-    p = b.p;
-  }
-  ~Scratch() { --depth; }
-};
 thread_local Scratch::Buf Scratch::bufs[Scratch::kLevels];
 thread_local int Scratch::depth = 0;
 
-}  // namespace
+Scratch::Scratch(size_t bytes) {
+  TORCH_CHECK(depth < kLevels, "complexext: FFT plan nested too deeply");
+  Buf& b = bufs[depth++];
+  if (b.size < bytes) {
+    std::free(b.p);
+    b.size = (bytes + 4095) & ~size_t(4095);
+    b.p = std::aligned_alloc(64, b.size);
+    if (!b.p) {
+      b.size = 0;
+      --depth;
+      TORCH_CHECK(false, "complexext: out of memory for FFT scratch (", bytes, " bytes)");
+    }
+  }
+  p = b.p;
+}
 
 void run_job(cx_axis_job& J) {
   if (J.nrows == 0) return;
@@ -114,6 +96,27 @@ int storage_of(c10::ScalarType t) {
 
 namespace {
 
+size_t storage_bytes(int t) { return t == CX_F16 ? 2 : t == CX_F32 ? 4 : 8; }
+
+// c2c rows of a four-step length, each read and written in place.
+template <class S>
+void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
+  at::parallel_for(0, J.nrows, 1, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t rest = r, io = 0, oo = 0;
+      for (int d = J.nd - 1; d >= 0; --d) {
+        io += (rest % J.sizes[d]) * J.in_strides[d];
+        oo += (rest % J.sizes[d]) * J.out_strides[d];
+        rest /= J.sizes[d];
+      }
+      StridedRow row{(const char*)J.in + io * 2 * storage_bytes(J.in_type), J.in_type,
+                     J.in_stride, (char*)J.out + oo * 2 * storage_bytes(J.out_type),
+                     J.out_type, J.out_stride, J.conj_in != 0, J.scale};
+      four_step(P, row);
+    }
+  });
+}
+
 template <class S>
 void set_plan(cx_axis_job& J) {
   const bool real = J.kind != CX_C2C;
@@ -124,9 +127,13 @@ void set_plan(cx_axis_job& J) {
     R = get_real_twiddles<S>(J.n);
     J.rtw = R->w.data();
   }
+  // P and R hold the plans while the job runs, even if the cache drops them.
+  if (P->large && P->n1 && J.kind == CX_C2C) {
+    four_step_rows(J, *P);
+    return;
+  }
   J.plan = P->large ? (const void*)P.get() : (const void*)&P->d;
   J.large_fft = P->large ? &large_fft<S> : nullptr;
-  // P and R hold the plans while the job runs, even if the cache drops them.
   run_job(J);
 }
 

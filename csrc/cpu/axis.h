@@ -2,9 +2,33 @@
 #pragma once
 #include <ATen/core/Tensor.h>
 
+#include <cstdlib>
+
 #include "axis_job.h"
 
 namespace complexext {
+
+// Per-thread scratch, grown on demand and kept, so a transform of the same
+// size touches no new pages. A large row runs jobs inside a job (four-step),
+// so each nesting level has its own buffer; the object holds one level.
+class Scratch {
+ public:
+  explicit Scratch(size_t bytes);
+  ~Scratch() { --depth; }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void* p;
+
+ private:
+  struct Buf {
+    void* p = nullptr;
+    size_t size = 0;
+    ~Buf() { std::free(p); }
+  };
+  static constexpr int kLevels = 8;
+  static thread_local Buf bufs[kLevels];
+  static thread_local int depth;
+};
 
 // Run every row of J, in parallel over groups of rows.
 void run_job(cx_axis_job& J);

@@ -13,7 +13,8 @@ struct cx_axis_job {
   int kind;        // cx_kind
   int in_type;     // cx_storage of the input scalars
   int out_type;    // cx_storage of the output scalars
-  int inverse;     // c2c: exp(+i...) instead of exp(-i...)
+  int conj_in;     // c2c: conjugate on load and on store; both together give
+  int conj_out;    // the inverse transform exp(+i...) from the forward one
   cx_i64 n;        // logical transform length
   cx_i64 in_len;   // elements read along the axis
   cx_i64 out_len;  // elements written along the axis

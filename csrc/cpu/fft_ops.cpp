@@ -47,7 +47,7 @@ cx_axis_job c2c_job(int64_t n, bool inverse, double scale) {
   cx_axis_job J{};
   J.kind = CX_C2C;
   J.n = J.in_len = J.out_len = n;
-  J.inverse = inverse;
+  J.conj_in = J.conj_out = inverse;
   J.scale = scale;
   return J;
 }

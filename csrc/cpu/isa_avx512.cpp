@@ -4,6 +4,7 @@
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,f16c")
 #include <immintrin.h>
 #define CX_F16C 1
+#define CX_AVX512 1
 #define CX_NS cx_avx512
 #define CX_VEC_BYTES 64
 #include "lanes_impl.h"

@@ -36,6 +36,8 @@ template <class S> static inline void st(cx_half_t* p, S v) { *p = cx_float_to_h
 template <class S> static inline void st(float* p, S v) { *p = (float)v; }
 template <class S> static inline void st(double* p, S v) { *p = (double)v; }
 
+#include "lane_gather.h"
+
 // ---- Stockham passes over lane buffers ----------------------------------
 template <int R, class V, class S>
 static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
@@ -123,9 +125,13 @@ template <class S, class Ti, class To, class L>
 struct group {
   typedef typename L::V V;
   enum { W = L::W };
+  typedef pair_io<S, Ti, L> in_io;
+  typedef pair_io<S, To, L> out_io;
   const cx_axis_job* J;
   cx_i64 ioff[W];  // offsets of each lane's row, in scalars of Ti / To
   cx_i64 ooff[W];
+  typename in_io::index iidx;
+  typename out_io::index oidx;
   cx_i64 row0;
   int nl;          // lanes holding a real row (the rest repeat the last)
 
@@ -144,31 +150,44 @@ struct group {
       ioff[l] = io * cin;
       ooff[l] = oo * cout;
     }
+    iidx.set(ioff);
+    oidx.set(ooff);
   }
-  cx<V> load_c(cx_i64 k) const {
-    const Ti* in = (const Ti*)J->in;
-    const cx_i64 s = k * J->in_stride * 2;
-    cx<V> z;
-    for (int l = 0; l < W; ++l) {
-      z.re[l] = ld<S>(in + ioff[l] + s);
-      z.im[l] = ld<S>(in + ioff[l] + s + 1);
+  // The pair of scalars at scalar offset s of each lane's row.
+  cx<V> load2(cx_i64 s) const { return in_io::load((const Ti*)J->in + s, ioff, iidx); }
+  void store2(cx_i64 s, cx<V> z) const { out_io::store((To*)J->out + s, ooff, oidx, nl, z); }
+  cx<V> load_c(cx_i64 k) const { return load2(k * J->in_stride * 2); }
+  // Writes pairs k = 0, 1, 2, ... in order (scalar offset 2*k*step): when
+  // the pairs of a row are adjacent they go out in runs of 16.
+  struct run_writer {
+    const group* G;
+    cx_i64 step, k0;
+    int count;
+    cx<V> buf[16];
+    run_writer(const group* g, cx_i64 step_) : G(g), step(step_), k0(0), count(0) {}
+    void put(cx<V> z) {
+      if (step != 1) {
+        G->store2(2 * k0 * step, z);
+        ++k0;
+        return;
+      }
+      buf[count++] = z;
+      if (count == 16) flush();
     }
-    return z;
-  }
+    void flush() {
+      if (count) out_io::store_run((To*)G->J->out + 2 * k0, G->ooff, G->oidx, G->nl, buf, count);
+      k0 += count;
+      count = 0;
+    }
+    ~run_writer() { flush(); }
+  };
+  void store_c(cx_i64 k, cx<V> z) const { store2(k * J->out_stride * 2, z); }
   V load_r(cx_i64 k) const {
     const Ti* in = (const Ti*)J->in;
     const cx_i64 s = k * J->in_stride;
     V z;
     for (int l = 0; l < W; ++l) z[l] = ld<S>(in + ioff[l] + s);
     return z;
-  }
-  void store_c(cx_i64 k, cx<V> z) const {
-    To* out = (To*)J->out;
-    const cx_i64 s = k * J->out_stride * 2;
-    for (int l = 0; l < nl; ++l) {
-      st<S>(out + ooff[l] + s, z.re[l]);
-      st<S>(out + ooff[l] + s + 1, z.im[l]);
-    }
   }
   void store_r(cx_i64 k, V z) const {
     To* out = (To*)J->out;
@@ -181,9 +200,10 @@ struct group {
     const cx_i64 n = J->n, h = n / 2;
     V zero = {};
     if (J->kind == CX_C2C) {
-      for (cx_i64 k = 0; k < n; ++k) a[k] = J->inverse ? cx_conj(load_c(k)) : load_c(k);
+      for (cx_i64 k = 0; k < n; ++k) a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
     } else if (J->kind == CX_R2C && n % 2 == 0) {
-      for (cx_i64 k = 0; k < h; ++k) a[k] = cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
+      for (cx_i64 k = 0; k < h; ++k)
+        a[k] = J->in_stride == 1 ? load2(2 * k) : cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
     } else if (J->kind == CX_R2C) {
       for (cx_i64 k = 0; k < n; ++k) a[k] = cx_make<V>(load_r(k), zero);
     } else if (n % 2 == 0) {
@@ -220,8 +240,9 @@ struct group {
       const cx<S>* rt = (const cx<S>*)J->row_tw;
       cx_i64 idx[W];
       for (int l = 0; l < W; ++l) idx[l] = 0;
+      run_writer w(this, J->out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
-        cx<V> z = cx_scale(J->inverse ? cx_conj(r[k]) : r[k], sc);
+        cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], sc);
         if (rt) {
           cx<V> t;
           for (int l = 0; l < W; ++l) {
@@ -232,7 +253,7 @@ struct group {
           }
           z = cx_mul(z, t);
         }
-        store_c(k, z);
+        w.put(z);
       }
     } else if (J->kind == CX_R2C && n % 2 == 0) {
       // X[k] = (Z[k] + conj Z[h-k])/2 - i*w^k*(Z[k] - conj Z[h-k])/2
@@ -246,11 +267,18 @@ struct group {
         if (J->out_len == n && k > 0 && k < h) store_c(n - k, cx_conj(X));
       }
     } else if (J->kind == CX_R2C) {
-      for (cx_i64 k = 0; k < J->out_len; ++k) store_c(k, cx_scale(r[k], sc));
+      run_writer w(this, J->out_stride);
+      for (cx_i64 k = 0; k < J->out_len; ++k) w.put(cx_scale(r[k], sc));
     } else if (n % 2 == 0) {
+      run_writer w(this, 1);
       for (cx_i64 k = 0; k < h; ++k) {
-        store_r(2 * k, r[k].re * sc);
-        store_r(2 * k + 1, -r[k].im * sc);
+        cx<V> z = cx_scale(cx_conj(r[k]), sc);
+        if (J->out_stride == 1) {
+          w.put(z);
+        } else {
+          store_r(2 * k, z.re);
+          store_r(2 * k + 1, z.im);
+        }
       }
     } else {
       for (cx_i64 k = 0; k < n; ++k) store_r(k, r[k].re * sc);

@@ -243,6 +243,16 @@ void plan_cache_clear() {
 namespace {
 
 template <class S>
+void set_plan(cx_axis_job& J, const Plan<S>& P);
+
+}  // namespace
+
+template <class S>
+void four_step(const Plan<S>& P, const StridedRow& row);
+
+namespace {
+
+template <class S>
 void set_plan(cx_axis_job& J, const Plan<S>& P) {
   J.plan = P.large ? (const void*)&P : (const void*)&P.d;
   J.large_fft = P.large ? &large_fft<S> : nullptr;
@@ -261,30 +271,45 @@ cx_axis_job c2c_job(int64_t n, void* in, void* out) {
   return J;
 }
 
+}  // namespace
+
 // Four-step, n = n1*n2, x[j1*n2 + j2] -> X[k1 + n1*k2]:
 //   A: for each column j2, Y[k1][j2] = DFT_n1(x[:, j2])[k1] * w_n^(k1*j2)
 //   B: for each row k1,    X[k1 + n1*k2] = DFT_n2(Y[k1, :])[k2]
+// A reads the row where it lies (any storage type and stride) and B writes
+// the result where it goes, so the row is never staged; Y is fp32/fp64.
 template <class S>
-void four_step(const Plan<S>& P, cx<S>* x) {
+void four_step(const Plan<S>& P, const StridedRow& row) {
   const int64_t n1 = P.n1, n2 = P.n2;
-  std::vector<cx<S>> y(P.n);
-  cx_axis_job A = c2c_job<S>(n1, x, y.data());
-  A.in_stride = A.out_stride = n2;
+  Scratch y(sizeof(cx<S>) * P.n);
+  cx_axis_job A = c2c_job<S>(n1, const_cast<void*>(row.in), y.p);
+  A.in_type = row.in_type;
+  A.conj_in = row.conj;
+  A.in_stride = row.in_stride * n2;
+  A.out_stride = n2;
   A.nrows = A.sizes[0] = n2;
-  A.in_strides[0] = A.out_strides[0] = 1;
+  A.in_strides[0] = row.in_stride;
+  A.out_strides[0] = 1;
   A.row_tw = P.big_tw.data();
   A.row_tw_n = P.n;
   set_plan(A, *P.p1);
   run_job(A);
-  cx_axis_job B = c2c_job<S>(n2, y.data(), x);
+  cx_axis_job B = c2c_job<S>(n2, y.p, row.out);
+  B.out_type = row.out_type;
+  B.conj_out = row.conj;
+  B.scale = row.scale;
   B.in_stride = 1;
-  B.out_stride = n1;
+  B.out_stride = row.out_stride * n1;
   B.nrows = B.sizes[0] = n1;
   B.in_strides[0] = n2;
-  B.out_strides[0] = 1;
+  B.out_strides[0] = row.out_stride;
   set_plan(B, *P.p2);
   run_job(B);
 }
+template void four_step<float>(const Plan<float>&, const StridedRow&);
+template void four_step<double>(const Plan<double>&, const StridedRow&);
+
+namespace {
 
 template <class S>
 void bluestein_large(const Plan<S>& P, cx<S>* x) {
@@ -309,7 +334,8 @@ void large_fft(const void* plan, void* buf) {
     set_plan(J, P);
     run_job(J);
   } else if (P.n1) {
-    four_step(P, x);
+    const int t = sizeof(S) == 8 ? CX_F64 : CX_F32;
+    four_step(P, StridedRow{x, t, 1, x, t, 1, false, 1.0});
   } else {
     bluestein_large(P, x);
   }

@@ -47,6 +47,21 @@ int64_t plan_cache_max_size();
 void plan_cache_set_max_size(int64_t n);
 void plan_cache_clear();
 
+// One row of a c2c transform where it lies: the four-step plan reads and
+// writes it directly. conj gives the inverse transform.
+struct StridedRow {
+  const void* in;
+  int in_type;
+  int64_t in_stride;  // in elements
+  void* out;
+  int out_type;
+  int64_t out_stride;
+  bool conj;
+  double scale;
+};
+template <class S>
+void four_step(const Plan<S>& P, const StridedRow& row);
+
 // In-place transform of one contiguous row with a large plan (the
 // large_fft hook of cx_axis_job).
 template <class S>

@@ -1,0 +1,176 @@
+// Moving pairs of scalars (a complex value, or two neighbouring reals)
+// between W rows in memory and one lane vector each for re and im.
+//
+// The portable version loads lane by lane. With AVX-512 a pair of fp16 is
+// one 32-bit element and a pair of fp32 one 64-bit element, so a single
+// gather (scatter) instruction moves the pair for all 16 lanes; fp16 <->
+// fp32 conversion then runs on whole vectors.
+// Included inside the ISA namespace of lanes_impl.h.
+
+template <class A, class B> struct same_type { enum { value = 0 }; };
+template <class A> struct same_type<A, A> { enum { value = 1 }; };
+
+template <class S, class T, class L>
+struct pair_io {
+  typedef typename L::V V;
+  enum { W = L::W, fast = 0 };
+  struct index {
+    void set(const cx_i64*) {}
+  };
+  static cx<V> load(const T* p, const cx_i64* off, const index&) {
+    cx<V> z;
+    for (int l = 0; l < W; ++l) {
+      z.re[l] = ld<S>(p + off[l]);
+      z.im[l] = ld<S>(p + off[l] + 1);
+    }
+    return z;
+  }
+  static void store(T* p, const cx_i64* off, const index&, int nl, cx<V> z) {
+    for (int l = 0; l < nl; ++l) {
+      st<S>(p + off[l], z.re[l]);
+      st<S>(p + off[l] + 1, z.im[l]);
+    }
+  }
+  // count (<= 16) consecutive pairs z[0..count) at p, p+2, ... of each row.
+  static void store_run(T* p, const cx_i64* off, const index&, int nl, const cx<V>* z, int count) {
+    for (int l = 0; l < nl; ++l)
+      for (int j = 0; j < count; ++j) {
+        st<S>(p + off[l] + 2 * j, z[j].re[l]);
+        st<S>(p + off[l] + 2 * j + 1, z[j].im[l]);
+      }
+  }
+};
+
+#if defined(CX_AVX512)
+// Lane offsets relative to lane 0, in scalars, as gather indices (usable
+// when they fit in int32).
+struct avx512_index {
+  __m512i idx;
+  int ok;
+  void set(const cx_i64* off) {
+    int tmp[16];
+    ok = 1;
+    for (int l = 0; l < 16; ++l) {
+      cx_i64 d = off[l] - off[0];
+      if (d > 0x3fffffff || d < -0x3fffffff) ok = 0;
+      tmp[l] = (int)d;
+    }
+    idx = _mm512_loadu_si512(tmp);
+  }
+};
+
+template <>
+struct pair_io<float, cx_half_t, lanes_of<float> > {
+  typedef vf V;
+  typedef avx512_index index;
+  typedef pair_io<float, cx_half_t, one_lane<float> > scalar;
+  static cx<V> load(const cx_half_t* p, const cx_i64* off, const index& ix) {
+    if (!ix.ok) return slow_load(p, off);
+    __m512i v = _mm512_i32gather_epi32(ix.idx, p + off[0], 2);
+    __m256i re = _mm512_cvtepi32_epi16(v);
+    __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16));
+    return cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
+  }
+  static void store(cx_half_t* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
+    if (!ix.ok) return slow_store(p, off, nl, z);
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.re, rn));
+    __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.im, rn));
+    __m512i v = _mm512_or_si512(re, _mm512_slli_epi32(im, 16));
+    _mm512_mask_i32scatter_epi32(p + off[0], (__mmask16)((1u << nl) - 1), ix.idx, v, 2);
+  }
+  // Rows are written a cache line at a time: the 16 pairs of each k go to
+  // a tile row, and each lane's column is gathered back from L1 and stored
+  // contiguously (a scatter of 16 lines per k is several times slower).
+  static void store_run(cx_half_t* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
+                        int count) {
+    alignas(64) int tile[16][16];
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    for (int j = 0; j < count; ++j) {
+      __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z[j].re, rn));
+      __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z[j].im, rn));
+      _mm512_store_si512(tile[j], _mm512_or_si512(re, _mm512_slli_epi32(im, 16)));
+    }
+    const __m512i col = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176,
+                                          192, 208, 224, 240);
+    const __mmask16 m = (__mmask16)((1u << count) - 1);
+    for (int l = 0; l < nl; ++l) {
+      __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, col, &tile[0][l], 4);
+      _mm512_mask_storeu_epi32(p + off[l], m, v);
+    }
+    (void)ix;
+  }
+  static cx<V> slow_load(const cx_half_t* p, const cx_i64* off) {
+    cx<V> z;
+    for (int l = 0; l < 16; ++l) {
+      z.re[l] = cx_half_to_float(p[off[l]]);
+      z.im[l] = cx_half_to_float(p[off[l] + 1]);
+    }
+    return z;
+  }
+  static void slow_store(cx_half_t* p, const cx_i64* off, int nl, cx<V> z) {
+    for (int l = 0; l < nl; ++l) {
+      p[off[l]] = cx_float_to_half(z.re[l]);
+      p[off[l] + 1] = cx_float_to_half(z.im[l]);
+    }
+  }
+};
+
+template <>
+struct pair_io<float, float, lanes_of<float> > {
+  typedef vf V;
+  typedef avx512_index index;
+  static cx<V> load(const float* p, const cx_i64* off, const index& ix) {
+    if (!ix.ok) {
+      cx<V> z;
+      for (int l = 0; l < 16; ++l) {
+        z.re[l] = p[off[l]];
+        z.im[l] = p[off[l] + 1];
+      }
+      return z;
+    }
+    const float* b = p + off[0];
+    __m512 lo = _mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(ix.idx), b, 4));
+    __m512 hi = _mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(ix.idx, 1), b, 4));
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    return cx_make<V>((V)_mm512_permutex2var_ps(lo, even, hi), (V)_mm512_permutex2var_ps(lo, odd, hi));
+  }
+  static void store(float* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
+    if (!ix.ok) {
+      for (int l = 0; l < nl; ++l) {
+        p[off[l]] = z.re[l];
+        p[off[l] + 1] = z.im[l];
+      }
+      return;
+    }
+    const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    __m512d lo = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, a, (__m512)z.im));
+    __m512d hi = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, b, (__m512)z.im));
+    const unsigned m = (1u << nl) - 1;
+    float* base = p + off[0];
+    _mm512_mask_i32scatter_pd(base, (__mmask8)(m & 0xff), _mm512_castsi512_si256(ix.idx), lo, 4);
+    _mm512_mask_i32scatter_pd(base, (__mmask8)(m >> 8), _mm512_extracti64x4_epi64(ix.idx, 1), hi, 4);
+  }
+  static void store_run(float* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
+                        int count) {
+    alignas(64) double tile[16][16];  // a (re, im) fp32 pair per double
+    const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    for (int j = 0; j < count; ++j) {
+      _mm512_store_ps(&tile[j][0], _mm512_permutex2var_ps((__m512)z[j].re, a, (__m512)z[j].im));
+      _mm512_store_ps(&tile[j][8], _mm512_permutex2var_ps((__m512)z[j].re, b, (__m512)z[j].im));
+    }
+    const __m256i col = _mm256_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112);
+    const unsigned m = (1u << count) - 1;
+    for (int l = 0; l < nl; ++l) {
+      __m512d lo = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)(m & 0xff), col, &tile[0][l], 8);
+      __m512d hi = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)(m >> 8), col, &tile[8][l], 8);
+      _mm512_mask_storeu_pd(p + off[l], (__mmask8)(m & 0xff), lo);
+      _mm512_mask_storeu_pd(p + off[l] + 16, (__mmask8)(m >> 8), hi);
+    }
+    (void)ix;
+  }
+};
+#endif
