@@ -1,0 +1,140 @@
+"""The CPU engine below the public API: every instruction set, every plan
+kind (Stockham, lane Bluestein, four-step, large Bluestein), strided rows,
+and the float16 load/store conversions."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.fft as sf
+import torch
+
+import complexext  # noqa: F401
+
+ops = torch.ops.complexext
+
+
+def rel_rms(got, ref):
+    got = np.asarray(got, dtype=np.complex128)
+    return float(np.sqrt(np.mean(np.abs(got - ref) ** 2) / np.mean(np.abs(ref) ** 2)))
+
+
+def floor_of(ref):
+    """Error of the exact result rounded to complex32."""
+    return rel_rms(torch.from_numpy(ref).to(torch.complex32).to(torch.complex128).numpy(), ref)
+
+
+def to_np(t):
+    return t.to(torch.complex128 if t.is_complex() else torch.float64).numpy()
+
+
+# One length per plan kind: radix 2/4/8, 3/5, generic odd 7/11/13, lane
+# Bluestein (17, 97, 4099), four-step (2^14, 3*2^13, 2^20) and Bluestein
+# around a four-step plan (the prime 10007).
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 30, 97, 143, 400, 1000, 4096, 4099,
+           8192, 16384, 24576, 10007]
+
+CHECK = r"""
+import json, sys, numpy as np, scipy.fft as sf, torch, complexext
+ops = torch.ops.complexext
+torch.manual_seed(0)
+out = {"isa": ops.cpu_isa()}
+for n in json.loads(sys.argv[1]):
+    x = torch.randn(3, n, dtype=torch.complex128)
+    r = torch.randn(3, n, dtype=torch.float64)
+    X = torch.randn(3, n // 2 + 1, dtype=torch.complex128)
+    e = lambda a, b: float(np.abs(a.numpy() - b).max() / np.abs(b).max())
+    out[str(n)] = max(
+        e(ops.fft_c2c(x, [1], 0, True), sf.fft(x.numpy(), axis=1)),
+        e(ops.fft_c2c(x, [1], 2, False), sf.ifft(x.numpy(), axis=1)),
+        e(ops.fft_r2c(r, [1], 0, True), sf.rfft(r.numpy(), axis=1)),
+        e(ops.fft_r2c(r, [1], 0, False), sf.fft(r.numpy(), axis=1)),
+        e(ops.fft_c2r(X, [1], 2, n), sf.irfft(X.numpy(), n=n, axis=1)))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("isa", ["generic", "avx2", "avx512"])
+def test_every_isa_matches_scipy_in_double(isa):
+    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
+    res = subprocess.run([sys.executable, "-c", CHECK, json.dumps(LENGTHS)], env=env,
+                         capture_output=True, text=True, check=True)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    if out["isa"] != isa:
+        pytest.skip(f"this CPU lacks {isa} (uses {out['isa']})")
+    bad = {n: err for n, err in out.items() if n != "isa" and err > 1e-13}
+    assert not bad
+
+
+@pytest.mark.parametrize("n", [16, 17, 97, 400, 1000, 4099, 16384, 24576, 10007, 2 ** 20])
+def test_complex32_within_floor(n):
+    torch.manual_seed(n)
+    rows = max(1, 2 ** 16 // n)
+    x = torch.randn(rows, n, dtype=torch.complex64).to(torch.complex32)
+    for forward in (True, False):
+        got = ops.fft_c2c(x, [1], 1, forward)
+        xn = to_np(x)
+        ref = (sf.fft if forward else sf.ifft)(xn, axis=1, norm="ortho")
+        assert rel_rms(to_np(got), ref) <= 1.15 * floor_of(ref)
+
+
+def strided_inputs():
+    base = torch.randn(6, 40, 9, dtype=torch.complex64)
+    yield "transposed", base.transpose(0, 2), 1
+    yield "lanes adjacent", base, 0
+    yield "middle", base, 1
+    yield "stepped", base[:, ::3, :], 1
+    yield "expanded", torch.randn(1, 40, 1, dtype=torch.complex64).expand(5, 40, 7), 1
+    yield "negative dim", base.permute(2, 0, 1), -1
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+@pytest.mark.parametrize("case", list(strided_inputs()), ids=lambda c: c[0])
+def test_strided_rows(case, dtype):
+    _, x, d = case
+    x = x.to(dtype)
+    before = x.clone()
+    got = ops.fft_c2c(x, [d], 0, True)
+    ref = sf.fft(to_np(x), axis=d)
+    assert got.is_contiguous() and got.shape == x.shape
+    limit = 1.15 * floor_of(ref) if dtype == torch.complex32 else 1e-6
+    assert rel_rms(to_np(got), ref) <= limit
+    assert torch.equal(torch.view_as_real(x), torch.view_as_real(before))
+
+
+HALF_CHECK = r"""
+import torch, complexext
+ops = torch.ops.complexext
+v = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(torch.float16)
+x = torch.complex(v, torch.zeros_like(v)).reshape(-1, 1)
+x = torch.cat([x, torch.zeros_like(x)], 1)
+got = torch.view_as_real(ops.fft_c2c(x, [1], 2, True))[..., 0]
+want = (v.float() * 0.5).half()[:, None].expand(-1, 2)
+nan = want.isnan()
+ok = torch.equal(got[~nan], want[~nan]) and bool(got[nan].isnan().all())
+print(ops.cpu_isa(), int(ok))
+"""
+
+
+@pytest.mark.parametrize("isa", ["generic", "avx2", "avx512"])
+def test_half_loads_and_stores_are_exact(isa):
+    """x = (v, 0) has DFT (v, v); with norm 1/n both are v/2, which rounds
+    to float16 only where v/2 is subnormal: every float16 pattern, rounded
+    as torch rounds, through the software (generic) and F16C conversions."""
+    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
+    res = subprocess.run([sys.executable, "-c", HALF_CHECK], env=env, capture_output=True,
+                         text=True, check=True)
+    got_isa, ok = res.stdout.split()
+    if got_isa != isa:
+        pytest.skip(f"this CPU lacks {isa} (uses {got_isa})")
+    assert ok == "1"
+
+
+def test_isa_env_cannot_raise_above_the_cpu():
+    env = dict(os.environ, COMPLEXEXT_CPU_ISA="no-such-isa")
+    code = "import torch, complexext; print(torch.ops.complexext.cpu_isa())"
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert res.stdout.strip() == ops.cpu_isa()
