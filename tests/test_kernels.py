@@ -138,3 +138,14 @@ def test_isa_env_cannot_raise_above_the_cpu():
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert res.stdout.strip() == ops.cpu_isa()
+
+
+@pytest.mark.parametrize("n", [1024, 4096, 6000, 8192])
+@pytest.mark.parametrize("dtype,tol", [(torch.complex64, 2e-6), (torch.complex128, 1e-13)])
+def test_few_rows_take_the_four_step_split(n, dtype, tol):
+    """A single row would fill one lane of W: it is split four-step instead."""
+    x = torch.randn(1, n, dtype=dtype)
+    for forward in (True, False):
+        ref = (sf.fft if forward else sf.ifft)(x.numpy(), axis=1)
+        got = ops.fft_c2c(x, [1], 2 if not forward else 0, forward).numpy()
+        assert np.abs(got - ref).max() / np.abs(ref).max() < tol

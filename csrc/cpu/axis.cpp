@@ -132,6 +132,11 @@ void set_plan(cx_axis_job& J) {
     four_step_rows(J, *P);
     return;
   }
+  const int64_t W = isa().lanes(sizeof(S) == 8);
+  if (J.kind == CX_C2C && !P->large && !P->d.bluestein && J.n >= 1024 && 4 * J.nrows <= W) {
+    four_step_rows(J, *get_four_step_plan<S>(J.n));
+    return;
+  }
   J.plan = P->large ? (const void*)P.get() : (const void*)&P->d;
   J.large_fft = P->large ? &large_fft<S> : nullptr;
   run_job(J);

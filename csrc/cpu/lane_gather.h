@@ -44,15 +44,20 @@ struct pair_io {
 #if defined(CX_AVX512)
 // Lane offsets relative to lane 0, in scalars, as gather indices (usable
 // when they fit in int32).
+// contig: the rows' pairs are adjacent (lane l at off[0] + 2*l), so one
+// plain vector load or store moves them.
 struct avx512_index {
   __m512i idx;
   int ok;
+  int contig;
   void set(const cx_i64* off) {
     int tmp[16];
     ok = 1;
+    contig = 1;
     for (int l = 0; l < 16; ++l) {
       cx_i64 d = off[l] - off[0];
       if (d > 0x3fffffff || d < -0x3fffffff) ok = 0;
+      if (d != 2 * l) contig = 0;
       tmp[l] = (int)d;
     }
     idx = _mm512_loadu_si512(tmp);
@@ -66,7 +71,8 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
   typedef pair_io<float, cx_half_t, one_lane<float> > scalar;
   static cx<V> load(const cx_half_t* p, const cx_i64* off, const index& ix) {
     if (!ix.ok) return slow_load(p, off);
-    __m512i v = _mm512_i32gather_epi32(ix.idx, p + off[0], 2);
+    __m512i v = ix.contig ? _mm512_loadu_si512(p + off[0])
+                          : _mm512_i32gather_epi32(ix.idx, p + off[0], 2);
     __m256i re = _mm512_cvtepi32_epi16(v);
     __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16));
     return cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
@@ -77,7 +83,9 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.re, rn));
     __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.im, rn));
     __m512i v = _mm512_or_si512(re, _mm512_slli_epi32(im, 16));
-    _mm512_mask_i32scatter_epi32(p + off[0], (__mmask16)((1u << nl) - 1), ix.idx, v, 2);
+    const __mmask16 m = (__mmask16)((1u << nl) - 1);
+    if (ix.contig) _mm512_mask_storeu_epi32(p + off[0], m, v);
+    else _mm512_mask_i32scatter_epi32(p + off[0], m, ix.idx, v, 2);
   }
   // Rows are written a cache line at a time: the 16 pairs of each k go to
   // a tile row, and each lane's column is gathered back from L1 and stored
@@ -130,8 +138,14 @@ struct pair_io<float, float, lanes_of<float> > {
       return z;
     }
     const float* b = p + off[0];
-    __m512 lo = _mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(ix.idx), b, 4));
-    __m512 hi = _mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(ix.idx, 1), b, 4));
+    __m512 lo, hi;
+    if (ix.contig) {
+      lo = _mm512_loadu_ps(b);
+      hi = _mm512_loadu_ps(b + 16);
+    } else {
+      lo = _mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(ix.idx), b, 4));
+      hi = _mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(ix.idx, 1), b, 4));
+    }
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     return cx_make<V>((V)_mm512_permutex2var_ps(lo, even, hi), (V)_mm512_permutex2var_ps(lo, odd, hi));
@@ -150,6 +164,11 @@ struct pair_io<float, float, lanes_of<float> > {
     __m512d hi = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, b, (__m512)z.im));
     const unsigned m = (1u << nl) - 1;
     float* base = p + off[0];
+    if (ix.contig) {
+      _mm512_mask_storeu_pd(base, (__mmask8)(m & 0xff), lo);
+      _mm512_mask_storeu_pd(base + 16, (__mmask8)(m >> 8), hi);
+      return;
+    }
     _mm512_mask_i32scatter_pd(base, (__mmask8)(m & 0xff), _mm512_castsi512_si256(ix.idx), lo, 4);
     _mm512_mask_i32scatter_pd(base, (__mmask8)(m >> 8), _mm512_extracti64x4_epi64(ix.idx, 1), hi, 4);
   }

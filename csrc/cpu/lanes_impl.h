@@ -238,8 +238,12 @@ struct group {
     const S sc = (S)J->scale;
     if (J->kind == CX_C2C) {
       const cx<S>* rt = (const cx<S>*)J->row_tw;
-      cx_i64 idx[W];
-      for (int l = 0; l < W; ++l) idx[l] = 0;
+      // Four-step twiddles: lane l (row r = row0 + l) takes rt[k*r mod N].
+      cx_i64 idx[W], step[W];
+      for (int l = 0; l < W; ++l) {
+        idx[l] = 0;
+        step[l] = rt ? (row0 + l) % J->row_tw_n : 0;
+      }
       run_writer w(this, J->out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
         cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], sc);
@@ -248,8 +252,8 @@ struct group {
           for (int l = 0; l < W; ++l) {
             t.re[l] = rt[idx[l]].re;
             t.im[l] = rt[idx[l]].im;
-            idx[l] += row0 + l;
-            if (idx[l] >= J->row_tw_n) idx[l] %= J->row_tw_n;
+            idx[l] += step[l];
+            idx[l] -= idx[l] >= J->row_tw_n ? J->row_tw_n : 0;
           }
           z = cx_mul(z, t);
         }

@@ -115,6 +115,16 @@ int64_t split(int64_t n) {
 }
 
 template <class S>
+void fill_four_step(Plan<S>& P, int64_t n) {
+  P.n1 = split(n);
+  P.n2 = n / P.n1;
+  P.p1 = get_plan<S>(P.n1);
+  P.p2 = get_plan<S>(P.n2);
+  P.big_tw.resize(n);
+  for (int64_t k = 0; k < n; ++k) P.big_tw[k] = round_to<S>(root(k, n));
+}
+
+template <class S>
 std::shared_ptr<const Plan<S>> build(int64_t n) {
   auto P = std::make_shared<Plan<S>>();
   P->n = n;
@@ -125,17 +135,18 @@ std::shared_ptr<const Plan<S>> build(int64_t n) {
     else fill_bluestein(*P, n);
   } else {
     P->large = true;
-    if (smooth) {
-      P->n1 = split(n);
-      P->n2 = n / P->n1;
-      P->p1 = get_plan<S>(P->n1);
-      P->p2 = get_plan<S>(P->n2);
-      P->big_tw.resize(n);
-      for (int64_t k = 0; k < n; ++k) P->big_tw[k] = round_to<S>(root(k, n));
-    } else {
-      fill_bluestein(*P, n);
-    }
+    if (smooth) fill_four_step(*P, n);
+    else fill_bluestein(*P, n);
   }
+  return P;
+}
+
+template <class S>
+std::shared_ptr<const Plan<S>> build_four_step(int64_t n) {
+  auto P = std::make_shared<Plan<S>>();
+  P->n = n;
+  P->large = true;
+  fill_four_step(*P, n);
   return P;
 }
 
@@ -150,11 +161,13 @@ std::shared_ptr<const RealTwiddles<S>> build_real(int64_t n) {
 // ---- the cache -------------------------------------------------------------
 struct Key {
   int64_t n;
-  int kind;  // 0 plan<float>, 1 plan<double>, 2 real<float>, 3 real<double>
+  // 0 plan<float>, 1 plan<double>, 2 real<float>, 3 real<double>,
+  // 4 four-step plan<float>, 5 four-step plan<double>
+  int kind;
   bool operator==(const Key& o) const { return n == o.n && kind == o.kind; }
 };
 struct KeyHash {
-  size_t operator()(const Key& k) const { return std::hash<int64_t>()(k.n * 4 + k.kind); }
+  size_t operator()(const Key& k) const { return std::hash<int64_t>()(k.n * 8 + k.kind); }
 };
 
 struct Cache {
@@ -210,6 +223,13 @@ std::shared_ptr<const Plan<S>> get_plan(int64_t n) {
   TORCH_CHECK(n >= 1, "complexext: FFT length must be at least 1, got ", n);
   return cached<Plan<S>>(n, sizeof(S) == 8 ? 1 : 0, build<S>);
 }
+template <class S>
+std::shared_ptr<const Plan<S>> get_four_step_plan(int64_t n) {
+  return cached<Plan<S>>(n, sizeof(S) == 8 ? 5 : 4, build_four_step<S>);
+}
+template std::shared_ptr<const Plan<float>> get_four_step_plan<float>(int64_t);
+template std::shared_ptr<const Plan<double>> get_four_step_plan<double>(int64_t);
+
 template <class S>
 std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n) {
   return cached<RealTwiddles<S>>(n, sizeof(S) == 8 ? 3 : 2, build_real<S>);

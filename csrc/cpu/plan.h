@@ -39,6 +39,11 @@ template <class S>
 std::shared_ptr<const Plan<S>> get_plan(int64_t n);
 template <class S>
 std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n);
+// A four-step plan whatever the length (n must have a divisor > 1 and no
+// prime factor above 13): for a few rows, where W lanes would mostly repeat
+// one row, the four-step split keeps every lane busy.
+template <class S>
+std::shared_ptr<const Plan<S>> get_four_step_plan(int64_t n);
 
 // The cache holds both kinds above, for both compute types: bounded LRU,
 // safe to use from several threads.
