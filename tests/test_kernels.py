@@ -149,3 +149,9 @@ def test_few_rows_take_the_four_step_split(n, dtype, tol):
         ref = (sf.fft if forward else sf.ifft)(x.numpy(), axis=1)
         got = ops.fft_c2c(x, [1], 2 if not forward else 0, forward).numpy()
         assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+    r = torch.randn(1, 2 * n, dtype=torch.float64 if dtype == torch.complex128 else torch.float32)
+    ref = sf.rfft(r.numpy(), axis=1)
+    got = ops.fft_r2c(r, [1], 0, True).numpy()
+    assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+    back = ops.fft_c2r(torch.from_numpy(ref), [1], 2, 2 * n).numpy()
+    assert np.abs(back - r.numpy()).max() / np.abs(r.numpy()).max() < tol

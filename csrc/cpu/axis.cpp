@@ -133,9 +133,13 @@ void set_plan(cx_axis_job& J) {
     return;
   }
   const int64_t W = isa().lanes(sizeof(S) == 8);
-  if (J.kind == CX_C2C && !P->large && !P->d.bluestein && J.n >= 1024 && 4 * J.nrows <= W) {
-    four_step_rows(J, *get_four_step_plan<S>(J.n));
-    return;
+  if (!P->large && !P->d.bluestein && len >= 1024 && 4 * J.nrows <= W) {
+    // Few rows: W lanes would mostly repeat one row, so split it four-step.
+    P = get_four_step_plan<S>(len);
+    if (J.kind == CX_C2C) {
+      four_step_rows(J, *P);
+      return;
+    }
   }
   J.plan = P->large ? (const void*)P.get() : (const void*)&P->d;
   J.large_fft = P->large ? &large_fft<S> : nullptr;
