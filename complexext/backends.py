@@ -1,1 +1,40 @@
+"""Controls of complexext's kernels, shaped like torch.backends.
 
+``complexext.backends.plan_cache`` mirrors
+``torch.backends.cuda.cufft_plan_cache``: the FFT plans (factorisation,
+twiddles, Bluestein chirps) are cached per (length, dtype, device), bounded
+in number with least-recently-used eviction, and shared safely by threads.
+"""
+from ._load import ops
+
+__all__ = ["plan_cache"]
+
+
+class PlanCache:
+    """The FFT plan cache: ``size`` (read-only), ``max_size``, ``clear()``."""
+
+    @property
+    def size(self):
+        """How many plans are cached now."""
+        return ops.plan_cache_size()
+
+    @property
+    def max_size(self):
+        """The most plans kept; the least recently used one goes first."""
+        return ops.plan_cache_max_size()
+
+    @max_size.setter
+    def max_size(self, value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"plan_cache.max_size must be an int >= 0, got {value!r}")
+        ops.plan_cache_set_max_size(value)
+
+    def clear(self):
+        """Drops every cached plan."""
+        ops.plan_cache_clear()
+
+    def __repr__(self):
+        return f"PlanCache(size={self.size}, max_size={self.max_size})"
+
+
+plan_cache = PlanCache()

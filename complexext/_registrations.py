@@ -1,0 +1,118 @@
+"""Python-side registrations of the FFT ops: fake kernels, vmap rules, autograd.
+
+Fake kernels give the CPU kernels' output exactly (shape, dtype, contiguous
+strides) and make the same argument checks. vmap rules move the batch dim to
+the front and shift the transformed dims past it. The ops' autograd kernels
+apply the autograd.Functions of _autograd.py (backward and jvp).
+"""
+import torch
+import torch.autograd.forward_ad as fwAD
+
+from . import _autograd as ad
+from ._load import ops
+
+_TO_COMPLEX = {torch.float16: torch.complex32, torch.float32: torch.complex64,
+               torch.float64: torch.complex128}
+_TO_REAL = {v: k for k, v in _TO_COMPLEX.items()}
+
+
+def _dims(name, x, dim):
+    torch._check(len(dim) > 0, lambda: f"{name}: dim must not be empty")
+    out = []
+    for d in dim:
+        torch._check(-x.dim() <= d < x.dim(),
+                     lambda: f"{name}: dim {d} out of range for a {x.dim()}-d tensor")
+        d = d % x.dim()
+        torch._check(d not in out, lambda: f"{name}: dim {d} repeated")
+        torch._check(x.shape[d] >= 1, lambda: f"{name}: signal size along dim {d} must be >= 1")
+        out.append(d)
+    return out
+
+
+def _check_norm(normalization):
+    torch._check(normalization in (0, 1, 2),
+                 lambda: f"complexext: normalization must be 0, 1 or 2, got {normalization}")
+
+
+@torch.library.register_fake("complexext::fft_c2c")
+def _c2c_fake(x, dim, normalization, forward):
+    torch._check(x.dtype in _TO_REAL, lambda: f"fft_c2c: expected a complex tensor, got {x.dtype}")
+    _dims("fft_c2c", x, dim)
+    _check_norm(normalization)
+    return x.new_empty(x.shape)
+
+
+@torch.library.register_fake("complexext::fft_r2c")
+def _r2c_fake(x, dim, normalization, onesided):
+    torch._check(x.dtype in _TO_COMPLEX,
+                 lambda: f"fft_r2c: expected a float16, float32 or float64 tensor, got {x.dtype}")
+    d = _dims("fft_r2c", x, dim)[-1]
+    _check_norm(normalization)
+    shape = list(x.shape)
+    if onesided:
+        shape[d] = shape[d] // 2 + 1
+    return x.new_empty(shape, dtype=_TO_COMPLEX[x.dtype])
+
+
+@torch.library.register_fake("complexext::fft_c2r")
+def _c2r_fake(x, dim, normalization, last_dim_size):
+    torch._check(x.dtype in _TO_REAL, lambda: f"fft_c2r: expected a complex tensor, got {x.dtype}")
+    torch._check(last_dim_size >= 1,
+                 lambda: f"fft_c2r: last_dim_size must be >= 1, got {last_dim_size}")
+    d = _dims("fft_c2r", x, dim)[-1]
+    _check_norm(normalization)
+    torch._check(x.shape[d] >= last_dim_size // 2 + 1,
+                 lambda: f"fft_c2r: expected at least {last_dim_size // 2 + 1} elements "
+                         f"along dim {d}, got {x.shape[d]}")
+    shape = list(x.shape)
+    shape[d] = last_dim_size
+    return x.new_empty(shape, dtype=_TO_REAL[x.dtype])
+
+
+def _batched(name, op):
+    """A vmap rule for op(x, dim, *rest): batch dim to the front, dims shifted."""
+    def rule(info, in_dims, x, dim, *rest):
+        bdim = in_dims[0]
+        if bdim is None:
+            return op(x, dim, *rest), None
+        x, dim = ad.batch_first(name, x, bdim, dim)
+        return op(x, dim, *rest), 0
+    return rule
+
+
+torch.library.register_vmap("complexext::fft_c2c", _batched("fft_c2c", ops.fft_c2c))
+torch.library.register_vmap("complexext::fft_r2c", _batched("fft_r2c", ops.fft_r2c))
+torch.library.register_vmap("complexext::fft_c2r", _batched("fft_c2r", ops.fft_c2r))
+
+
+def _autograd_kernel(name, fn):
+    """The op's Autograd kernel: fn (the autograd.Function of _autograd.py)
+    when a gradient or a forward-mode tangent is asked for, else the op below
+    autograd.
+
+    Compiled code calls the ops directly, so this is what differentiates it,
+    forward (jvp through a compiled function fed forward-AD dual tensors) and
+    backward. torch.library.register_autograd would give backward only and
+    pass forward-mode tangents through as if they were absent: a silently
+    wrong jvp. torch.func transforms of the raw op are refused: they need
+    the Function applied at the transform's level, which the public
+    complexext.fft functions do outside torch.compile.
+    """
+    def kernel(x, dim, *rest):
+        tangent = fwAD.unpack_dual(x).tangent is not None
+        if not tangent and not (torch.is_grad_enabled() and x.requires_grad):
+            with torch._C._AutoDispatchBelowADInplaceOrView():
+                return getattr(ops, name)(x, dim, *rest)
+        if torch._C._are_functorch_transforms_active():
+            raise RuntimeError(
+                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) "
+                f"of the raw op are not supported; call the complexext.fft functions, "
+                f"which support them (outside torch.compile)")
+        return fn.apply(x, tuple(dim), *rest)
+    return kernel
+
+
+_lib = torch.library.Library("complexext", "IMPL")
+_lib.impl("fft_c2c", _autograd_kernel("fft_c2c", ad.C2C), "Autograd")
+_lib.impl("fft_r2c", _autograd_kernel("fft_r2c", ad.R2C), "Autograd")
+_lib.impl("fft_c2r", _autograd_kernel("fft_c2r", ad.C2R), "Autograd")
