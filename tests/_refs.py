@@ -1,0 +1,68 @@
+"""Test helpers: scipy references, random data, error measures."""
+import numpy as np
+import scipy.fft
+import torch
+
+FUNCS_1D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+FUNCS_2D = [f + "2" for f in FUNCS_1D]
+FUNCS_ND = [f + "n" for f in FUNCS_1D]
+ALL_FUNCS = FUNCS_1D + FUNCS_2D + FUNCS_ND
+
+COMPLEX = [torch.complex32, torch.complex64, torch.complex128]
+REAL_OF = {torch.complex32: torch.float16, torch.complex64: torch.float32,
+           torch.complex128: torch.float64}
+WIDE = {torch.complex32: torch.complex128, torch.complex64: torch.complex128,
+        torch.complex128: torch.complex128, torch.float16: torch.float64,
+        torch.float32: torch.float64, torch.float64: torch.float64}
+
+
+def real_input(name):
+    """rfft* and ihfft* take real input only."""
+    return name.startswith(("rfft", "ihfft"))
+
+
+def c2r_output(name):
+    """irfft* and hfft* return real tensors."""
+    return name.startswith(("irfft", "hfft"))
+
+
+def input_dtype(name, cdtype):
+    """The input dtype of function name at the precision of complex dtype cdtype."""
+    return REAL_OF[cdtype] if real_input(name) else cdtype
+
+
+def output_dtype(name, cdtype):
+    return REAL_OF[cdtype] if c2r_output(name) else cdtype
+
+
+def rand(shape, dtype, seed=0, device="cpu"):
+    """Standard normal data (complex: both parts), rounded to dtype."""
+    g = torch.Generator().manual_seed(seed)
+    wide = torch.complex128 if dtype.is_complex else torch.float64
+    return torch.randn(shape, dtype=wide, generator=g).to(dtype).to(device)
+
+
+def to_numpy(t):
+    """t widened to complex128/float64 as a numpy array (conj bit resolved)."""
+    return t.detach().resolve_conj().cpu().to(WIDE[t.dtype]).numpy()
+
+
+def scipy_ref(name, x, **kw):
+    """scipy.fft's name on tensor x in float64; kw in torch's spelling."""
+    kw = dict(kw)
+    if "dim" in kw:
+        kw["axis" if name in FUNCS_1D else "axes"] = kw.pop("dim")
+    return getattr(scipy.fft, name)(to_numpy(x), **kw)
+
+
+def rel_rms(a, ref):
+    """||a - ref|| / ||ref|| in float64 (a tensor or array, ref an array)."""
+    a = to_numpy(a) if isinstance(a, torch.Tensor) else a
+    den = np.linalg.norm(ref)
+    return float(np.linalg.norm(a - ref) / (den if den > 0 else 1.0))
+
+
+def rounding_floor(ref, dtype):
+    """The error of the exact result ref rounded to dtype: the best possible."""
+    wide = torch.from_numpy(np.ascontiguousarray(ref))
+    return rel_rms(wide.to(dtype), ref)
