@@ -36,10 +36,14 @@ struct cx_axis_job {
   const void* plan;
   void (*large_fft)(const void* plan, void* buf);
   const void* rtw;  // even real: exp(-2*pi*i*k/n), k <= n/2
-  // Four-step: element k of row r is multiplied by row_tw[(k*r) % row_tw_n]
-  // before it is stored.
+  // Four-step: element k of row r is multiplied by w^(k*r), w = row_tw[1],
+  // before it is stored; row_tw holds w^j for j < row_tw_n. For lane l of a
+  // group starting at row r0 that is w^(k*r0) * w^(k*l), the second factor
+  // from row_tw_re/im[k*16 + l] (split so that lanes load as vectors).
   const void* row_tw;
   cx_i64 row_tw_n;
+  const void* row_tw_re;
+  const void* row_tw_im;
 };
 
 // The compute type of a job: fp64 for fp64 storage, fp32 otherwise.

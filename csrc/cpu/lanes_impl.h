@@ -21,6 +21,8 @@ typedef double vd __attribute__((vector_size(CX_VEC_BYTES)));
 template <class S> struct lanes_of;
 template <> struct lanes_of<float> { typedef vf V; enum { W = CX_VEC_BYTES / 4 }; };
 template <> struct lanes_of<double> { typedef vd V; enum { W = CX_VEC_BYTES / 8 }; };
+static_assert(lanes_of<float>::W <= 16, "four-step lane twiddle tables hold 16 lanes");
+
 // One lane, for rows staged one at a time (a one-element GCC vector has the
 // layout of its scalar).
 template <class S> struct one_lane {
@@ -238,24 +240,20 @@ struct group {
     const S sc = (S)J->scale;
     if (J->kind == CX_C2C) {
       const cx<S>* rt = (const cx<S>*)J->row_tw;
-      // Four-step twiddles: lane l (row r = row0 + l) takes rt[k*r mod N].
-      cx_i64 idx[W], step[W];
-      for (int l = 0; l < W; ++l) {
-        idx[l] = 0;
-        step[l] = rt ? (row0 + l) % J->row_tw_n : 0;
-      }
+      const S* lre = (const S*)J->row_tw_re;
+      const S* lim = (const S*)J->row_tw_im;
+      const cx_i64 N = J->row_tw_n, step = rt ? row0 % N : 0;
+      cx_i64 idx = 0;
       run_writer w(this, J->out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
         cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], sc);
         if (rt) {
           cx<V> t;
-          for (int l = 0; l < W; ++l) {
-            t.re[l] = rt[idx[l]].re;
-            t.im[l] = rt[idx[l]].im;
-            idx[l] += step[l];
-            idx[l] -= idx[l] >= J->row_tw_n ? J->row_tw_n : 0;
-          }
-          z = cx_mul(z, t);
+          __builtin_memcpy(&t.re, lre + k * 16, sizeof(V));
+          __builtin_memcpy(&t.im, lim + k * 16, sizeof(V));
+          z = cx_mul(cx_mul(z, t), rt[idx]);
+          idx += step;
+          idx -= idx >= N ? N : 0;
         }
         w.put(z);
       }

@@ -122,6 +122,14 @@ void fill_four_step(Plan<S>& P, int64_t n) {
   P.p2 = get_plan<S>(P.n2);
   P.big_tw.resize(n);
   for (int64_t k = 0; k < n; ++k) P.big_tw[k] = round_to<S>(root(k, n));
+  P.lane_re.resize(P.n1 * 16);
+  P.lane_im.resize(P.n1 * 16);
+  for (int64_t k = 0; k < P.n1; ++k)
+    for (int64_t l = 0; l < 16; ++l) {
+      cx<double> w = root(k * l, n);
+      P.lane_re[k * 16 + l] = (S)w.re;
+      P.lane_im[k * 16 + l] = (S)w.im;
+    }
 }
 
 template <class S>
@@ -312,6 +320,8 @@ void four_step(const Plan<S>& P, const StridedRow& row) {
   A.out_strides[0] = 1;
   A.row_tw = P.big_tw.data();
   A.row_tw_n = P.n;
+  A.row_tw_re = P.lane_re.data();
+  A.row_tw_im = P.lane_im.data();
   set_plan(A, *P.p1);
   run_job(A);
   cx_axis_job B = c2c_job<S>(n2, y.p, row.out);

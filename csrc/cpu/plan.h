@@ -27,6 +27,7 @@ struct Plan {
   int64_t n1 = 0, n2 = 0;                 // four-step split
   std::shared_ptr<const Plan<S>> p1, p2;
   std::vector<cx<S>> big_tw;              // exp(-2*pi*i*k/n), k < n
+  std::vector<S> lane_re, lane_im;        // exp(-2*pi*i*k*l/n), [k < n1][l < 16]
 };
 
 // exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles).
