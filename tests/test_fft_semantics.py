@@ -1,0 +1,166 @@
+"""complexext.fft against torch.fft in complex128: n/s, dims, norms, layouts,
+empty batches, NaN/Inf, the dtype table, out=, inputs left unmodified."""
+import pytest
+import torch
+
+import complexext.fft as cf
+from _refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
+
+CASES_1D = [{}, {"n": 3}, {"n": 13}, {"n": 1}, {"dim": 0}, {"dim": -2, "n": 6},
+            {"dim": 1, "n": 2}]
+CASES_2D = [{}, {"s": (3, 13)}, {"s": (7, 2)}, {"dim": (0, -1)}, {"dim": (-1, 0)},
+            {"s": (-1, 7)}, {"s": (4, -1), "dim": (-1, 0)}, {"s": (1, 1)}]
+CASES_ND = CASES_2D + [{"s": (5,)}, {"dim": (1,)}, {"s": (2, 3, 9)}, {"dim": (2, 0, 1)},
+                       {"s": (9, 4), "dim": (2, 0)}]
+NORMS = [None, "backward", "ortho", "forward"]
+
+
+def wide_input(name, shape=(5, 8, 6), seed=0):
+    return rand(shape, torch.float64 if real_input(name) else torch.complex128, seed=seed)
+
+
+def cases(name):
+    return CASES_1D if name in FUNCS_1D else CASES_2D if name.endswith("2") else CASES_ND
+
+
+def assert_same(a, b):
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    torch.testing.assert_close(a.resolve_conj(), b.resolve_conj(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_args_like_torch(name, norm):
+    x = wide_input(name)
+    for kw in cases(name):
+        assert_same(getattr(cf, name)(x, norm=norm, **kw),
+                    getattr(torch.fft, name)(x, norm=norm, **kw))
+
+
+def layouts(x):
+    """Views of x with unusual strides, each with a name."""
+    yield "transposed", x.transpose(0, 2)
+    yield "sliced with step", x[::2, :, ::3]
+    yield "sliced with offset", x[1:, 2:, 1:]
+    yield "expanded", x[:1].expand(4, -1, -1)
+    yield "permuted", x.permute(1, 2, 0)
+    yield "flipped", x.flip(-1)
+    if x.is_complex():
+        yield "conj view", x.conj()
+        yield "neg view", x._neg_view()
+
+
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_strides_like_torch(name):
+    for what, v in layouts(wide_input(name, (4, 9, 6))):
+        a = getattr(cf, name)(v)
+        b = getattr(torch.fft, name)(v)
+        assert_same(a, b)
+        assert a.is_contiguous(), what
+
+
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_input_not_modified(name):
+    for dtype in (torch.complex32, torch.complex128):
+        x = rand((3, 7, 10), dtype if not real_input(name) else
+                 {torch.complex32: torch.float16, torch.complex128: torch.float64}[dtype])
+        keep = x.clone()
+        for kw in ({}, {"norm": "ortho"}) if name in FUNCS_1D else ({}, {"s": (4, 12)}):
+            getattr(cf, name)(x, **kw)
+            getattr(cf, name)(x.transpose(0, 2), **kw)
+        assert torch.equal(torch.view_as_real(x) if x.is_complex() else x,
+                           torch.view_as_real(keep) if keep.is_complex() else keep)
+
+
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_empty_batch(name):
+    """Shapes and dtypes as torch's meta kernels give (torch's MKL path fails here)."""
+    shapes = [((0, 4, 6), (1, 2)), ((3, 0, 6), (0, 2))]
+    shapes += [] if name.endswith("2") else [((0, 5), (1,))]
+    for shape, dims in shapes:
+        kw = {"dim": -1} if name in FUNCS_1D else {"dim": dims}
+        x = wide_input(name, shape)
+        got = getattr(cf, name)(x, **kw)
+        expect = getattr(torch.fft, name)(x.to("meta"), **kw)
+        assert got.numel() == 0 and got.shape == expect.shape and got.dtype == expect.dtype
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_nan_inf_propagate(name, dtype):
+    real = {torch.complex32: torch.float16, torch.complex64: torch.float32,
+            torch.complex128: torch.float64}[dtype]
+    x = rand((4, 6, 8), real if real_input(name) else dtype)
+    x[1, 2, 3] = float("nan")
+    x[2, 4, 5] = float("inf")
+    y = getattr(cf, name)(x, dim=(-2, -1)) if name not in FUNCS_1D else getattr(cf, name)(x)
+    finite = torch.isfinite(y)
+    assert not finite[1].any() if name not in FUNCS_1D else not finite[1, 2].any()
+    assert not finite[2].any() if name not in FUNCS_1D else not finite[2, 4].any()
+    assert finite[0].all() and finite[3].all()
+
+
+DTYPE_TABLE = {  # input dtype -> (output of c2c/r2c-type functions, of c2r-type ones)
+    torch.float16: (torch.complex32, torch.float16),
+    torch.complex32: (torch.complex32, torch.float16),
+    torch.float32: (torch.complex64, torch.float32),
+    torch.complex64: (torch.complex64, torch.float32),
+    torch.float64: (torch.complex128, torch.float64),
+    torch.complex128: (torch.complex128, torch.float64),
+}
+
+
+@pytest.mark.parametrize("name,dtype", [  # rfft*/ihfft* take real input only
+    (f, d) for f in ALL_FUNCS for d in DTYPE_TABLE if not (real_input(f) and d.is_complex)],
+    ids=str)
+def test_dtype_table(name, dtype):
+    x = rand((4, 6), dtype)
+    y = getattr(cf, name)(x)
+    assert y.dtype == DTYPE_TABLE[dtype][1 if c2r_output(name) else 0]
+    if dtype in (torch.float16, torch.complex32):  # same values as the float32 path
+        wide = getattr(cf, name)(x.to(torch.complex64 if dtype.is_complex else torch.float32))
+        torch.testing.assert_close(y.to(wide.dtype), wide.resolve_conj(), rtol=2e-3, atol=2e-3)
+
+
+def test_real_input_to_complex_functions():
+    """fft/ifft/fftn of real input equal those of the same input made complex."""
+    x = rand((5, 6, 7), torch.float64)
+    for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "irfft", "hfft", "hfftn"):
+        assert_same(getattr(cf, name)(x), getattr(torch.fft, name)(x))
+
+
+def test_fftn_no_dims_and_scalars():
+    x = rand((3, 4), torch.complex128)
+    assert_same(cf.fftn(x, dim=()), torch.fft.fftn(x, dim=()))
+    assert_same(cf.ifftn(x.real, dim=()), torch.fft.ifftn(x.real, dim=()))
+    s = torch.tensor(2.5 + 1j, dtype=torch.complex128)
+    assert_same(cf.fftn(s), torch.fft.fftn(s))
+
+
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_out(name):
+    x = wide_input(name)
+    expect = getattr(cf, name)(x)
+    for out in (torch.empty(0, dtype=expect.dtype), torch.empty_like(expect),
+                torch.empty(expect.shape[::-1], dtype=expect.dtype).permute(2, 1, 0)):
+        got = getattr(cf, name)(x, out=out)
+        assert got is out
+        assert_same(out, expect)
+    wrong = torch.empty(0, dtype=torch.float64 if expect.is_complex() else torch.complex128)
+    with pytest.raises(TypeError, match=f"^{name}: out must be"):
+        getattr(cf, name)(x, out=wrong)
+    with pytest.raises(RuntimeError, match=f"^{name}: .*automatic differentiation"):
+        getattr(cf, name)(x.clone().requires_grad_(), out=torch.empty_like(expect))
+
+
+def test_public_names_match_torch():
+    import inspect
+    for name in ALL_FUNCS:
+        ours = inspect.signature(getattr(cf, name))
+        theirs = inspect.signature(getattr(torch.fft, name)) if inspect.isfunction(
+            getattr(torch.fft, name)) else None
+        assert list(ours.parameters)[:4] == ["input", "n" if name in FUNCS_1D else "s",
+                                             "dim", "norm"]
+        assert ours.parameters["out"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert theirs is None or list(theirs.parameters) == list(ours.parameters)
+        assert getattr(cf, name).__doc__ and "overflow" in getattr(cf, name).__doc__.lower()
