@@ -10,8 +10,10 @@ on the same data:
   upcast    chalf -> complex64 -> torch.fft.fft -> chalf (what torch offers
             for complex32 on CPU)
   scipy c64 scipy.fft.fft on complex64 numpy data, workers = thread count
-Time: median of several calls after two warm-up calls. Speed-up columns are
-peer time / complexext time: above 1 means complexext complex32 is faster.
+Time: median of several calls after two warm-up calls; the peers take turns
+(one call each per round), so a change in load falls on all of them alike.
+Speed-up columns are peer time / complexext time: above 1 means complexext
+complex32 is faster.
 
 Peak memory: for each n, a fresh subprocess makes the input, runs one call
 on a single row (plans built), resets the kernel's peak-RSS mark
@@ -41,7 +43,7 @@ import scipy.fft  # noqa: E402
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import median_time, random_chalf, upcast_fft  # noqa: E402
+from complexext._bench import interleaved_times, random_chalf, upcast_fft  # noqa: E402
 
 SIZES = (256, 400, 512, 1000, 1024, 4096, 4099, 65536)
 MiB = 1 << 20
@@ -83,12 +85,12 @@ def bench(n, elements, threads, reps):
     # sanity: the two complex32 results agree to about the rounding floor
     diff = float((y_cx.to(torch.complex64) - y_up.to(torch.complex64)).norm()
                  / y_up.to(torch.complex64).norm())
-    t = {
-        "cx": median_time(lambda: complexext.fft.fft(x), reps=reps),
-        "torch": median_time(lambda: torch.fft.fft(x64), reps=reps),
-        "upcast": median_time(lambda: upcast_fft(x), reps=reps),
-        "scipy": median_time(lambda: scipy.fft.fft(xnp, workers=threads), reps=reps),
-    }
+    t = interleaved_times({
+        "cx": lambda: complexext.fft.fft(x),
+        "torch": lambda: torch.fft.fft(x64),
+        "upcast": lambda: upcast_fft(x),
+        "scipy": lambda: scipy.fft.fft(xnp, workers=threads),
+    }, reps=reps)
     return t, diff
 
 

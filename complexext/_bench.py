@@ -2,8 +2,8 @@
 
 Timing: each callable runs a few times to warm up (plans built, scratch
 allocated, caches filled), then `reps` times; the median wall time is kept.
-Peers are timed in the same run on the same data, and only ratios between
-them are meant to be compared across machines.
+Peers are timed in the same run, on the same data and in turns, and only
+ratios between them are meant to be compared across machines.
 """
 import statistics
 import time
@@ -14,20 +14,20 @@ import complexext
 from complexext._selfcheck import floor_of, rel_rms, to_numpy64
 
 
-def median_time(fn, reps=7, warmup=2, min_time=0.0):
-    """Median wall time of fn() in seconds, over at least `reps` runs and,
-    when min_time > 0, over enough runs to fill about min_time seconds."""
+def interleaved_times(fns, reps=7, warmup=2):
+    """Median wall time in seconds of each callable in the dict fns, timed in
+    turns (one call of each per round) so that a change in machine load
+    during the run falls on every peer alike."""
     for _ in range(warmup):
-        fn()
-    times = []
-    start = time.perf_counter()
-    while len(times) < reps or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if len(times) >= 200:
-            break
-    return statistics.median(times)
+        for fn in fns.values():
+            fn()
+    times = {k: [] for k in fns}
+    for _ in range(reps):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def random_chalf(shape, seed=0):
@@ -58,8 +58,9 @@ def table(print_fn=print, sizes=(256, 1000, 4096, 4099, 65536), elements=1 << 20
         y = complexext.fft.fft(x)
         ref = scipy.fft.fft(to_numpy64(x), axis=-1)
         ratio = rel_rms(to_numpy64(y), ref) / floor_of(ref, torch.chalf)
-        t_ours = median_time(lambda: complexext.fft.fft(x), reps=5)
-        t_torch = median_time(lambda: torch.fft.fft(x64), reps=5)
+        t = interleaved_times({"ours": lambda: complexext.fft.fft(x),
+                               "torch": lambda: torch.fft.fft(x64)}, reps=7)
+        t_ours, t_torch = t["ours"], t["torch"]
         print_fn(f"  {n:>6}  {ratio:>11.3f}  {t_ours * 1e3:>9.2f}  {t_torch * 1e3:>12.2f}  "
                  f"{t_torch / t_ours:>17.2f}x")
     print_fn("  error/floor: relative RMS error against scipy.fft in float64, divided by that")
