@@ -7,35 +7,46 @@ fft_r2c_backward, fft_c2r_backward), written with the dispatchers
 derivatives of every order compose. The jvp of each (linear) primitive is
 the primitive applied to the tangent.
 
-Eager code applies the Functions directly, which is what torch.func needs.
-Dynamo cannot trace an autograd.Function that defines jvp, so under
-torch.compile the dispatchers call the ops, whose autograd kernels apply
-the same Functions (see _registrations.py).
+The ops' autograd kernels apply these Functions (see _registrations.py),
+so the ops themselves have backward and jvp, in eager and compiled code.
+Under torch.func transforms the dispatchers apply the Functions directly.
 """
 import torch
 
 from ._load import ops
 
 
+def _function_needed():
+    """Whether a torch.func transform is active (outside torch.compile).
+
+    Those need the autograd.Function applied at their own level. Everywhere
+    else the ops are called: their autograd kernels apply the same Function
+    when a gradient or a tangent is asked for, and skip it (and its cost)
+    when not. Dynamo cannot trace a Function that defines jvp, so compiled
+    code always takes the ops.
+    """
+    return not torch.compiler.is_compiling() and torch._C._are_functorch_transforms_active()
+
+
 def c2c(x, dim, normalization, forward):
     """Differentiable fft_c2c."""
-    if torch.compiler.is_compiling():
-        return ops.fft_c2c(x, dim, normalization, forward)
-    return C2C.apply(x, tuple(dim), normalization, forward)
+    if _function_needed():
+        return C2C.apply(x, tuple(dim), normalization, forward)
+    return ops.fft_c2c(x, dim, normalization, forward)
 
 
 def r2c(x, dim, normalization, onesided):
     """Differentiable fft_r2c."""
-    if torch.compiler.is_compiling():
-        return ops.fft_r2c(x, dim, normalization, onesided)
-    return R2C.apply(x, tuple(dim), normalization, onesided)
+    if _function_needed():
+        return R2C.apply(x, tuple(dim), normalization, onesided)
+    return ops.fft_r2c(x, dim, normalization, onesided)
 
 
 def c2r(x, dim, normalization, last_dim_size):
     """Differentiable fft_c2r."""
-    if torch.compiler.is_compiling():
-        return ops.fft_c2r(x, dim, normalization, last_dim_size)
-    return C2R.apply(x, tuple(dim), normalization, last_dim_size)
+    if _function_needed():
+        return C2R.apply(x, tuple(dim), normalization, last_dim_size)
+    return ops.fft_c2r(x, dim, normalization, last_dim_size)
 
 
 def batch_first(name, x, bdim, dim):
