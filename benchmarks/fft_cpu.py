@@ -112,7 +112,8 @@ def main():
     reps = 5 if a.quick else 9
     print(f"complexext FFT, CPU: {elements // MiB} Mi complex values a call, rows of length n; "
           f"torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
-          f"{a.threads} threads; median of {reps} calls")
+          f"{a.threads} threads; median of {reps} calls; "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
     print(f"{'n':>6} {'rows':>6} | {'cx c32':>8} {'torch c64':>9} {'upcast':>8} {'scipy c64':>9}"
           f" | {'speed-up of cx c32 over':^28} | {'diff':>7}")
     print(f"{'':>6} {'':>6} | {'ms':>8} {'ms':>9} {'ms':>8} {'ms':>9}"
