@@ -33,6 +33,11 @@ TORCH_LIBRARY(complexext, m) {
   m.def("fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor");
   m.def("fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor");
 
+  // Shaped like aten::convolution; complex input, a weight of the same dtype
+  // or of its real counterpart, bias optional (complex or real).
+  m.def("convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+        "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor");
+
   // Plan cache controls and build facts (no tensors: one kernel for all).
   m.def("plan_cache_size() -> int", &plan_cache_size);
   m.def("plan_cache_max_size() -> int", &plan_cache_max_size);
