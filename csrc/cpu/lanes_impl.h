@@ -202,7 +202,18 @@ struct group {
     const cx_i64 n = J->n, h = n / 2;
     V zero = {};
     if (J->kind == CX_C2C) {
-      for (cx_i64 k = 0; k < n; ++k) a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
+      // A long stride defeats the hardware prefetcher (a new page every few
+      // elements): fetch a few elements ahead for the first and last lane,
+      // which covers every lane when they are adjacent.
+      const bool far = J->in_stride * 2 * (cx_i64)sizeof(Ti) >= 256;
+      const Ti* in = (const Ti*)J->in;
+      for (cx_i64 k = 0; k < n; ++k) {
+        if (far && k + 8 < n) {
+          __builtin_prefetch(in + ioff[0] + (k + 8) * J->in_stride * 2);
+          __builtin_prefetch(in + ioff[W - 1] + (k + 8) * J->in_stride * 2);
+        }
+        a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
+      }
     } else if (J->kind == CX_R2C && n % 2 == 0) {
       for (cx_i64 k = 0; k < h; ++k)
         a[k] = J->in_stride == 1 ? load2(2 * k) : cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
