@@ -1,0 +1,169 @@
+"""Differentiation of complexext::convolution.
+
+y = conv(x, w) + b is complex-bilinear in (x, w) (no conjugates), so with
+PyTorch's conventions (backward of a complex-linear map A is A^H g):
+
+    grad_x = A_w^H g : the adjoint convolution with conj(w): a transposed
+             convolution for a convolution and the other way round, with
+             the same stride, padding, dilation and groups;
+    grad_w = A_x^H g : the correlation of conj(x) with g, itself a
+             convolution (see _correlate);
+    grad_b = g summed over batch and spatial dims;
+    jvp    = conv(tx, w) + conv(x, tw) + tb.
+
+A real weight or bias gets the real part of its gradient. Every formula is
+written with the differentiable dispatcher `convolution` below, so
+derivatives of every order compose. The op's Autograd kernel applies the
+Function (see _conv_registrations.py); under torch.func transforms the
+dispatcher applies it directly.
+"""
+import torch
+
+from ._load import ops
+
+
+def _function_needed():
+    """A torch.func transform is active (outside torch.compile): apply the
+    Function at its level. Elsewhere the op's Autograd kernel applies it when
+    a gradient or tangent is asked for; compiled code always takes the op
+    (Dynamo does not trace a Function that defines jvp)."""
+    return not torch.compiler.is_compiling() and torch._C._are_functorch_transforms_active()
+
+
+def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    """Differentiable complexext::convolution (batched input, tuple args)."""
+    args = (list(stride), list(padding), list(dilation), transposed, list(output_padding), groups)
+    if _function_needed():
+        return Convolution.apply(x, w, b, *args)
+    return ops.convolution(x, w, b, *args)
+
+
+def _conj(t):
+    """A conjugated copy (conj_physical): no conj views, which forward-mode AD
+    under vmap does not handle in torch 2.13."""
+    return torch.conj_physical(t) if t.is_complex() else t
+
+
+def _narrow(t, sizes):
+    """t cut to sizes along its spatial dims (2, 3, ...)."""
+    for i, n in enumerate(sizes):
+        if t.shape[i + 2] != n:
+            t = t.narrow(i + 2, 0, n)
+    return t
+
+
+def _correlate(a, k, ksize, stride, padding, dilation, groups):
+    """r[c, i, j] = sum_{n,t} a[n, g(c)*Ca_g + i, j*dilation + t*stride - padding] * k[n, c, t]
+    for j < ksize, g(c) the group of channel c of k: shape (Ck, Ca/groups, *ksize).
+
+    A convolution with batch and channels swapped: a as (Ca_g, groups*N, ...),
+    k as the weight (Ck, N, ...), stride and dilation exchanged."""
+    n, ca, ck, g = a.shape[0], a.shape[1], k.shape[1], groups
+    a2 = a.reshape(n, g, ca // g, *a.shape[2:]).movedim(0, 2).transpose(0, 1)
+    a2 = a2.reshape(ca // g, g * n, *a.shape[2:])
+    k2 = k.reshape(n, g, ck // g, *k.shape[2:]).movedim(0, 2).reshape(ck, n, *k.shape[2:])
+    zeros = [0] * len(ksize)
+    r = convolution(a2, k2, None, dilation, padding, stride, False, zeros, g)
+    return _narrow(r, ksize).transpose(0, 1)
+
+
+def _sum_bias(g):
+    """g summed over all dims but 1 (complex32 has no sum on CPU: summed as
+    real pairs)."""
+    dims = [0] + list(range(2, g.dim()))
+    return torch.view_as_complex(torch.view_as_real(g.resolve_conj()).sum(dims))
+
+
+def setup_context(ctx, inputs, output):
+    x, w, b, stride, padding, dilation, transposed, output_padding, groups = inputs
+    ctx.save_for_backward(x, w)
+    ctx.save_for_forward(x, w)
+    ctx.args = (stride, padding, dilation, transposed, output_padding, groups)
+    ctx.bias = None if b is None else b.dtype
+    ctx.out_shape = output.shape
+
+
+def input_grad(g, x, w, args):
+    stride, padding, dilation, transposed, output_padding, groups = args
+    nsp = x.dim() - 2
+    if transposed:
+        gx = convolution(g, _conj(w), None, stride, padding, dilation, False, [0] * nsp, groups)
+        return _narrow(gx, x.shape[2:])
+    opad = [x.shape[i + 2] - ((g.shape[i + 2] - 1) * stride[i] - 2 * padding[i]
+                              + dilation[i] * (w.shape[i + 2] - 1) + 1) for i in range(nsp)]
+    return convolution(g, _conj(w), None, stride, padding, dilation, True, opad, groups)
+
+
+def weight_grad(g, x, w, args):
+    stride, padding, dilation, transposed, _, groups = args
+    ksize = w.shape[2:]
+    if transposed:
+        gw = _correlate(g, _conj(x), ksize, stride, padding, dilation, groups)
+    else:
+        gw = _correlate(_conj(x), g, ksize, stride, padding, dilation, groups)
+    return gw if w.is_complex() else gw.real
+
+
+def backward(ctx, g):
+    x, w = ctx.saved_tensors
+    gx = gw = gb = None
+    if ctx.needs_input_grad[0]:
+        gx = input_grad(g, x, w, ctx.args)
+    if ctx.needs_input_grad[1]:
+        gw = weight_grad(g, x, w, ctx.args)
+    if ctx.bias is not None and ctx.needs_input_grad[2]:
+        gb = _sum_bias(g)
+        gb = gb if ctx.bias.is_complex else gb.real
+    return gx, gw, gb, None, None, None, None, None, None
+
+
+def jvp(ctx, tx, tw, tb, *_):
+    x, w = ctx.saved_tensors
+    out = None
+    if tx is not None:
+        out = convolution(tx, w, None, *ctx.args)
+    if tw is not None:
+        t = convolution(x, tw, None, *ctx.args)
+        out = t if out is None else out + t
+    if tb is not None:
+        t = tb.to(x.dtype).reshape(-1, *[1] * (x.dim() - 2))
+        out = t.expand(ctx.out_shape) if out is None else out + t
+    return out
+
+
+def batched(conv, info, in_dims, x, w, b, stride, padding, dilation, transposed,
+            output_padding, groups):
+    """A vmap rule. A batched input only: the vmap dim joins the batch. A
+    batched weight or bias: the vmap dim joins the groups (weights stacked
+    along dim 0, the input's channels repeated or taken per vmap entry)."""
+    xd, wd, bd = in_dims[:3]
+    rest = (stride, padding, dilation, transposed, output_padding)
+    if wd is None and bd is None:
+        x = x.movedim(xd, 0)
+        y = conv(x.flatten(0, 1), w, b, *rest, groups)
+        return y.unflatten(0, x.shape[:2]), 0
+    n = info.batch_size
+    w = w.movedim(wd, 0) if wd is not None else w.expand(n, *w.shape)
+    if b is not None:
+        b = (b.movedim(bd, 0) if bd is not None else b.expand(n, *b.shape)).flatten()
+    if xd is not None:
+        x = x.movedim(xd, 1)
+    else:
+        x = x.unsqueeze(1).expand(x.shape[0], n, *x.shape[1:])
+    y = conv(x.flatten(1, 2), w.flatten(0, 1), b, *rest, n * groups)
+    return y.unflatten(1, (n, -1)), 1
+
+
+class Convolution(torch.autograd.Function):
+    setup_context = staticmethod(setup_context)
+    backward = staticmethod(backward)
+    jvp = staticmethod(jvp)
+
+    @staticmethod
+    def forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+        return ops.convolution(x, w, b, stride, padding, dilation, transposed, output_padding,
+                               groups)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        return batched(Convolution.apply, info, in_dims, *args)
