@@ -72,6 +72,36 @@ CX_FN void cx_dft8(CX_PRIVATE cx<T>* v) {
   }
 }
 
+// Radix 16 as 4 x 4: DFT-4 down the columns j (inputs j, j+4, j+8, j+12),
+// twiddles exp(-2*pi*i*j*k1/16), then DFT-4 across, output k1 + 4*k2.
+template <typename T, typename S>
+CX_FN void cx_dft16(CX_PRIVATE cx<T>* v) {
+  const double c = 0.92387953251128675613;  // cos(pi/8)
+  const double s = 0.38268343236508977173;  // sin(pi/8)
+  const double h = 0.70710678118654752440;  // 1/sqrt(2)
+  cx<T> t[16];
+  for (int j = 0; j < 4; ++j) {
+    cx<T> q[4] = {v[j], v[j + 4], v[j + 8], v[j + 12]};
+    cx_dft4<T, S>(q);
+    for (int k1 = 0; k1 < 4; ++k1) t[4 * j + k1] = q[k1];
+  }
+  // row j = 1: w^0, w^1, w^2, w^3; j = 2: w^0, w^2, w^4, w^6; j = 3: w^0, w^3, w^6, w^9
+  t[5] = cx_mul(t[5], cx_make<S>((S)c, (S)-s));
+  t[6] = cx_mul(t[6], cx_make<S>((S)h, (S)-h));
+  t[7] = cx_mul(t[7], cx_make<S>((S)s, (S)-c));
+  t[9] = cx_mul(t[9], cx_make<S>((S)h, (S)-h));
+  t[10] = cx_mul_neg_i(t[10]);
+  t[11] = cx_mul(t[11], cx_make<S>((S)-h, (S)-h));
+  t[13] = cx_mul(t[13], cx_make<S>((S)s, (S)-c));
+  t[14] = cx_mul(t[14], cx_make<S>((S)-h, (S)-h));
+  t[15] = cx_mul(t[15], cx_make<S>((S)-c, (S)s));
+  for (int k1 = 0; k1 < 4; ++k1) {
+    cx<T> q[4] = {t[k1], t[4 + k1], t[8 + k1], t[12 + k1]};
+    cx_dft4<T, S>(q);
+    for (int k2 = 0; k2 < 4; ++k2) v[k1 + 4 * k2] = q[k2];
+  }
+}
+
 // Any odd R, with roots[q] = exp(-2*pi*i*q/R) for q < R. Pairs the inputs
 // j and R-j so that each output costs (R-1)/2 real-by-complex products per
 // half instead of R-1 complex products.
@@ -117,6 +147,7 @@ CX_FN void cx_dft(CX_PRIVATE cx<T>* v, int R, const CX_GLOBAL cx<S>* roots) {
     case 4: cx_dft4<T, S>(v); break;
     case 5: cx_dft5<T, S>(v); break;
     case 8: cx_dft8<T, S>(v); break;
+    case 16: cx_dft16<T, S>(v); break;
     default: cx_dft_odd<T, S>(v, R, roots); break;
   }
 }

@@ -4,12 +4,13 @@
 #pragma once
 #include "cx_defs.h"
 
-// Radices in the order the passes run: 8s first, then a 4 or 2, then the
-// odd radices. Returns the number of passes, or 0 when n has a prime factor
+// Radices in the order the passes run: 16s first, then an 8, 4 or 2, then
+// the odd radices. Returns the number of passes, or 0 when n has a prime factor
 // above 13 (Bluestein then computes the transform).
 CX_FN int cx_factorize(cx_i64 n, CX_PRIVATE int* radices) {
   int count = 0;
-  while (n % 8 == 0) { radices[count++] = 8; n /= 8; }
+  while (n % 16 == 0) { radices[count++] = 16; n /= 16; }
+  if (n % 8 == 0) { radices[count++] = 8; n /= 8; }
   if (n % 4 == 0) { radices[count++] = 4; n /= 4; }
   if (n % 2 == 0) { radices[count++] = 2; n /= 2; }
   const int odd[5] = {3, 5, 7, 11, 13};

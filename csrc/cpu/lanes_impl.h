@@ -95,6 +95,7 @@ static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
       case 4: pass_fixed<4, V, S>(a, b, p->n, ps.ns, tw); break;
       case 5: pass_fixed<5, V, S>(a, b, p->n, ps.ns, tw); break;
       case 8: pass_fixed<8, V, S>(a, b, p->n, ps.ns, tw); break;
+      case 16: pass_fixed<16, V, S>(a, b, p->n, ps.ns, tw); break;
       default: pass_odd<V, S>(a, b, p->n, ps.radix, ps.ns, tw, p->roots + ps.roots); break;
     }
     cx<V>* t = a;

@@ -45,7 +45,7 @@ void fill_stockham(Plan<S>& P, int64_t n) {
     for (int64_t k = 0; k < ns; ++k)
       for (int r = 1; r < R; ++r) P.tw.push_back(round_to<S>(root(r * k, ns * R)));
     ps.roots = (int)P.roots.size();
-    if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8)
+    if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8 && R != 16)
       for (int q = 0; q < R; ++q) P.roots.push_back(round_to<S>(root(q, R)));
     ns *= R;
   }
