@@ -128,7 +128,9 @@ void set_plan(cx_axis_job& J) {
     J.rtw = R->w.data();
   }
   // P and R hold the plans while the job runs, even if the cache drops them.
-  if (P->large && P->n1 && J.kind == CX_C2C) {
+  // (four_step_rows reads and writes rows in place, without the windows)
+  const bool plain = J.kind == CX_C2C && !J.win_in && !J.win_out;
+  if (P->large && P->n1 && plain) {
     four_step_rows(J, *P);
     return;
   }
@@ -136,7 +138,7 @@ void set_plan(cx_axis_job& J) {
   if (!P->large && !P->d.bluestein && len >= 1024 && 4 * J.nrows <= W) {
     // Few rows: W lanes would mostly repeat one row, so split it four-step.
     P = get_four_step_plan<S>(len);
-    if (J.kind == CX_C2C) {
+    if (plain) {
       four_step_rows(J, *P);
       return;
     }

@@ -44,6 +44,11 @@ struct cx_axis_job {
   cx_i64 row_tw_n;
   const void* row_tw_re;
   const void* row_tw_im;
+  // STFT windows, in the compute type, length n: element k is multiplied
+  // by win_in[k] as it is loaded (c2c, r2c) or by win_out[k] as it is
+  // stored (c2c, c2r).
+  const void* win_in;
+  const void* win_out;
 };
 
 // The compute type of a job: fp64 for fp64 storage, fp32 otherwise.

@@ -201,6 +201,7 @@ struct group {
   // Stage the input rows into a as the complex sequence to transform.
   void stage_in(cx<V>* a) const {
     const cx_i64 n = J->n, h = n / 2;
+    const S* wi = (const S*)J->win_in;
     V zero = {};
     if (J->kind == CX_C2C) {
       // A long stride defeats the hardware prefetcher (a new page every few
@@ -214,12 +215,15 @@ struct group {
           __builtin_prefetch(in + ioff[W - 1] + (k + 8) * J->in_stride * 2);
         }
         a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
+        if (wi) a[k] = cx_scale(a[k], wi[k]);
       }
     } else if (J->kind == CX_R2C && n % 2 == 0) {
-      for (cx_i64 k = 0; k < h; ++k)
+      for (cx_i64 k = 0; k < h; ++k) {
         a[k] = J->in_stride == 1 ? load2(2 * k) : cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
+        if (wi) a[k] = cx_make<V>(a[k].re * wi[2 * k], a[k].im * wi[2 * k + 1]);
+      }
     } else if (J->kind == CX_R2C) {
-      for (cx_i64 k = 0; k < n; ++k) a[k] = cx_make<V>(load_r(k), zero);
+      for (cx_i64 k = 0; k < n; ++k) a[k] = cx_make<V>(wi ? load_r(k) * wi[k] : load_r(k), zero);
     } else if (n % 2 == 0) {
       // c2r, even n: fold the half spectrum into a length-n/2 sequence
       //   Z[k] = (X[k] + conj X[h-k]) + i*conj(w^k)*(X[k] - conj X[h-k])
@@ -250,6 +254,7 @@ struct group {
   void stage_out(const cx<V>* r) const {
     const cx_i64 n = J->n, h = n / 2;
     const S sc = (S)J->scale;
+    const S* wo = (const S*)J->win_out;
     if (J->kind == CX_C2C) {
       const cx<S>* rt = (const cx<S>*)J->row_tw;
       const S* lre = (const S*)J->row_tw_re;
@@ -258,7 +263,7 @@ struct group {
       cx_i64 idx = 0;
       run_writer w(this, J->out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
-        cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], sc);
+        cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], wo ? sc * wo[k] : sc);
         if (rt) {
           cx<V> t;
           __builtin_memcpy(&t.re, lre + k * 16, sizeof(V));
@@ -287,6 +292,7 @@ struct group {
       run_writer w(this, 1);
       for (cx_i64 k = 0; k < h; ++k) {
         cx<V> z = cx_scale(cx_conj(r[k]), sc);
+        if (wo) z = cx_make<V>(z.re * wo[2 * k], z.im * wo[2 * k + 1]);
         if (J->out_stride == 1) {
           w.put(z);
         } else {
@@ -295,7 +301,7 @@ struct group {
         }
       }
     } else {
-      for (cx_i64 k = 0; k < n; ++k) store_r(k, r[k].re * sc);
+      for (cx_i64 k = 0; k < n; ++k) store_r(k, r[k].re * (wo ? sc * wo[k] : sc));
     }
   }
 };
