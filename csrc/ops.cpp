@@ -38,6 +38,19 @@ TORCH_LIBRARY(complexext, m) {
   m.def("convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
         "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor");
 
+  // Fused STFT of a (batch, time) signal, already padded: frames of n_fft
+  // every hop_length samples, windowed on the load; out (batch, freq,
+  // frames). normalization: 0 none, 1 by 1/sqrt(n_fft).
+  m.def("stft(Tensor self, Tensor window, int n_fft, int hop_length, int normalization, "
+        "bool onesided) -> Tensor");
+  // Fused ISTFT of a (batch, freq, frames) spectrum: inverse DFT of each
+  // frame (c2r if onesided), windowed on the store, overlap-added and
+  // divided by the window envelope; returns samples [start, start+length)
+  // of the overlap-added signal. normalization: 1 by 1/sqrt(n_fft), 2 by
+  // 1/n_fft.
+  m.def("istft(Tensor self, Tensor window, int n_fft, int hop_length, int normalization, "
+        "bool onesided, int start, int length) -> Tensor");
+
   // Plan cache controls and build facts (no tensors: one kernel for all).
   m.def("plan_cache_size() -> int", &plan_cache_size);
   m.def("plan_cache_max_size() -> int", &plan_cache_max_size);

@@ -178,6 +178,10 @@ void run_axis(cx_axis_job J, const at::Tensor& in, const at::Tensor& out, int64_
     }
     J.nrows *= sz;
   }
+  run_rows(J);
+}
+
+void run_rows(cx_axis_job J) {
   if (J.nrows == 0) return;
   if (cx_job_double(&J)) set_plan<double>(J);
   else set_plan<float>(J);

@@ -39,6 +39,10 @@ void run_job(cx_axis_job& J);
 // scale must be set.
 void run_axis(cx_axis_job J, const at::Tensor& in, const at::Tensor& out, int64_t axis);
 
+// Run J whose geometry (pointers, storage types, strides, rows) is already
+// filled: picks the plan for its kind and n.
+void run_rows(cx_axis_job J);
+
 int storage_of(c10::ScalarType t);
 
 }  // namespace complexext

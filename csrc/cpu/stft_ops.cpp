@@ -1,0 +1,191 @@
+// CPU kernels of the fused stft and istft.
+//
+// stft: frame t of batch b is x[b, t*hop : t*hop + n_fft], read where it
+// lies in the (already padded) signal and multiplied by the window as it is
+// loaded; no tensor of frames is made. The DFT of each frame goes straight
+// to out[b, :, t] (torch.stft's layout), adjacent frames sharing a vector.
+//
+// istft: each frame's inverse DFT is multiplied by the window as it is
+// stored into an fp32/fp64 frame buffer, then every output sample gathers
+// the frames that cover it and divides by the window envelope
+// sum_t w[s - t*hop]^2. The gather (rather than a scatter-add) needs no
+// atomics, so results do not depend on the thread count.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+#include <cmath>
+
+#include "axis.h"
+
+namespace complexext {
+namespace {
+
+at::ScalarType compute_real(at::ScalarType t) {
+  return (t == at::kDouble || t == at::kComplexDouble) ? at::kDouble : at::kFloat;
+}
+
+at::Tensor window_for(const char* name, const at::Tensor& window, int64_t n_fft,
+                      at::ScalarType real) {
+  TORCH_CHECK(window.dim() == 1 && window.size(0) == n_fft, name,
+              ": expected a 1-d window of length n_fft = ", n_fft, ", got shape ",
+              window.sizes());
+  TORCH_CHECK(window.is_floating_point(), name, ": expected a real floating point window, got ",
+              window.scalar_type());
+  TORCH_CHECK(window.device() == at::kCPU, name, ": window must be on the CPU like the input");
+  return window.to(real).contiguous();
+}
+
+at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
+                int64_t normalization, bool onesided) {
+  TORCH_CHECK(self.dim() == 2, "stft: expected a (batch, time) signal, got shape ", self.sizes());
+  const auto t = self.scalar_type();
+  TORCH_CHECK(t == at::kHalf || t == at::kFloat || t == at::kDouble || self.is_complex(),
+              "stft: expected a float16/32/64 or complex signal, got ", t);
+  TORCH_CHECK(n_fft >= 1, "stft: n_fft must be >= 1, got ", n_fft);
+  TORCH_CHECK(hop >= 1, "stft: hop_length must be >= 1, got ", hop);
+  TORCH_CHECK(normalization == 0 || normalization == 1, "stft: normalization must be 0 or 1");
+  TORCH_CHECK(!(onesided && self.is_complex()), "stft: onesided needs a real signal");
+  const int64_t L = self.size(1);
+  TORCH_CHECK(L >= n_fft, "stft: the signal (", L, " samples after padding) is shorter than ",
+              "n_fft = ", n_fft);
+  const int64_t T = 1 + (L - n_fft) / hop, F = onesided ? n_fft / 2 + 1 : n_fft;
+  const at::Tensor win = window_for("stft", window, n_fft, compute_real(t));
+  at::Tensor out = at::empty({self.size(0), F, T},
+                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)));
+  cx_axis_job J{};
+  J.kind = self.is_complex() ? CX_C2C : CX_R2C;
+  J.n = J.in_len = n_fft;
+  J.out_len = F;
+  J.scale = normalization ? 1.0 / std::sqrt((double)n_fft) : 1.0;
+  J.in = self.const_data_ptr();
+  J.out = out.mutable_data_ptr();
+  J.in_type = storage_of(t);
+  J.out_type = storage_of(out.scalar_type());
+  J.in_stride = self.stride(1);
+  J.out_stride = T;
+  J.nd = 2;
+  J.sizes[0] = self.size(0);
+  J.sizes[1] = T;
+  J.in_strides[0] = self.stride(0);
+  J.in_strides[1] = hop * self.stride(1);
+  J.out_strides[0] = F * T;
+  J.out_strides[1] = 1;
+  J.nrows = self.size(0) * T;
+  J.win_in = win.const_data_ptr();
+  run_rows(J);
+  return out;
+}
+
+// y[b, i] = sum_t frames[b, t, s - t*hop] / env[s], s = start + i (0 past
+// the end of the signal).
+template <class S, class C, class O>
+void overlap_add(const C* frames, const double* env, O* y, int64_t B, int64_t T, int64_t n_fft,
+                 int64_t hop, int64_t start, int64_t length) {
+  const int64_t full = n_fft + hop * (T - 1);
+  at::parallel_for(0, B * length, 4096, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t b = i / length, s = start + i % length;
+      C acc = C(0);
+      if (s < full) {
+        const int64_t t_hi = std::min(T - 1, s / hop);
+        const int64_t t_lo = s >= n_fft ? (s - n_fft) / hop + 1 : 0;
+        const C* f = frames + b * T * n_fft;
+        for (int64_t tt = t_lo; tt <= t_hi; ++tt) acc += f[tt * n_fft + s - tt * hop];
+        acc /= (S)env[s];
+      }
+      y[i] = static_cast<O>(acc);
+    }
+  });
+}
+
+at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
+                 int64_t normalization, bool onesided, int64_t start, int64_t length) {
+  TORCH_CHECK(self.dim() == 3 && self.is_complex(),
+              "istft: expected a complex (batch, freq, frames) spectrum, got ", self.scalar_type(),
+              " of shape ", self.sizes());
+  TORCH_CHECK(n_fft >= 1, "istft: n_fft must be >= 1, got ", n_fft);
+  TORCH_CHECK(hop >= 1, "istft: hop_length must be >= 1, got ", hop);
+  TORCH_CHECK(normalization == 1 || normalization == 2, "istft: normalization must be 1 or 2");
+  TORCH_CHECK(start >= 0 && length >= 0, "istft: start and length must be >= 0");
+  const int64_t B = self.size(0), F = self.size(1), T = self.size(2);
+  TORCH_CHECK(F == (onesided ? n_fft / 2 + 1 : n_fft), "istft: expected ",
+              onesided ? n_fft / 2 + 1 : n_fft, " frequency bins for n_fft = ", n_fft,
+              onesided ? " (onesided)" : "", ", got ", F);
+  TORCH_CHECK(T >= 1, "istft: expected at least one frame");
+  const auto ct = compute_real(self.scalar_type());
+  const at::Tensor win = window_for("istft", window, n_fft, ct);
+  // The window envelope, and the NOLA condition over the samples returned.
+  const int64_t full = n_fft + hop * (T - 1);
+  std::vector<double> env(full, 0.0);
+  const at::Tensor wd = win.to(at::kDouble);
+  const double* w = wd.const_data_ptr<double>();
+  for (int64_t tt = 0; tt < T; ++tt)
+    for (int64_t k = 0; k < n_fft; ++k) env[tt * hop + k] += w[k] * w[k];
+  for (int64_t s = start; s < std::min(full, start + length); ++s)
+    TORCH_CHECK(env[s] > 1e-11, "istft: the window fails the NOLA condition: the sum of squared ",
+                "windows overlapping sample ", s, " is ", env[s], " (hop_length ", hop,
+                ", n_fft ", n_fft, ")");
+  const auto out_type = onesided ? c10::toRealValueType(self.scalar_type()) : self.scalar_type();
+  at::Tensor y = at::empty({B, length}, self.options().dtype(out_type));
+  if (B == 0 || length == 0) return y;
+  at::Tensor frames = at::empty({B, T, n_fft}, self.options().dtype(
+                                                   onesided ? ct : c10::toComplexType(ct)));
+  cx_axis_job J{};
+  J.kind = onesided ? CX_C2R : CX_C2C;
+  J.conj_in = J.conj_out = !onesided;
+  J.n = J.out_len = n_fft;
+  J.in_len = F;
+  J.scale = normalization == 1 ? 1.0 / std::sqrt((double)n_fft) : 1.0 / (double)n_fft;
+  J.in = self.const_data_ptr();
+  J.out = frames.mutable_data_ptr();
+  J.in_type = storage_of(self.scalar_type());
+  J.out_type = storage_of(frames.scalar_type());
+  J.in_stride = self.stride(1);
+  J.out_stride = 1;
+  J.nd = 2;
+  J.sizes[0] = B;
+  J.sizes[1] = T;
+  J.in_strides[0] = self.stride(0);
+  J.in_strides[1] = self.stride(2);
+  J.out_strides[0] = T * n_fft;
+  J.out_strides[1] = n_fft;
+  J.nrows = B * T;
+  J.win_out = win.const_data_ptr();
+  run_rows(J);
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(at::kHalf, at::kComplexHalf, out_type, "istft", [&] {
+    using O = scalar_t;
+    if (onesided) {
+      if (ct == at::kDouble)
+        overlap_add<double, double, O>(frames.const_data_ptr<double>(), env.data(),
+                                       y.mutable_data_ptr<O>(), B, T, n_fft, hop, start, length);
+      else
+        overlap_add<float, float, O>(frames.const_data_ptr<float>(), env.data(),
+                                     y.mutable_data_ptr<O>(), B, T, n_fft, hop, start, length);
+    }
+  });
+  if (!onesided) {
+    // complex output: overlap-add the (re, im) pairs as two real signals
+    at::Tensor fr = at::view_as_real(frames).movedim(-1, 1).contiguous();  // (B, 2, T, n)
+    at::Tensor yr = at::empty({B, 2, length}, self.options().dtype(ct));
+    if (ct == at::kDouble)
+      overlap_add<double, double, double>(fr.const_data_ptr<double>(), env.data(),
+                                          yr.mutable_data_ptr<double>(), 2 * B, T, n_fft, hop,
+                                          start, length);
+    else
+      overlap_add<float, float, float>(fr.const_data_ptr<float>(), env.data(),
+                                       yr.mutable_data_ptr<float>(), 2 * B, T, n_fft, hop, start,
+                                       length);
+    y.copy_(at::view_as_complex(yr.movedim(1, -1).contiguous()));
+  }
+  return y;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(complexext, CPU, m) {
+  m.impl("stft", &stft);
+  m.impl("istft", &istft);
+}
+
+}  // namespace complexext
