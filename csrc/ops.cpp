@@ -51,6 +51,10 @@ TORCH_LIBRARY(complexext, m) {
   m.def("istft(Tensor self, Tensor window, int n_fft, int hop_length, int normalization, "
         "bool onesided, int start, int length) -> Tensor");
 
+  // The GPU kernels' per-block FFT code run on the CPU, thread by thread
+  // between barriers (tests only): unnormalised c2c along the last dim.
+  m.def("_block_fft_emulated(Tensor self, int threads_per_row, bool forward, int seed) -> Tensor");
+
   // Plan cache controls and build facts (no tensors: one kernel for all).
   m.def("plan_cache_size() -> int", &plan_cache_size);
   m.def("plan_cache_max_size() -> int", &plan_cache_max_size);
