@@ -14,7 +14,8 @@
 //
 // Products of fp16 values are exact in fp32 and sums accumulate in fp32, so
 // a complex32 result has one rounding (to fp16 at the end) plus fp32
-// accumulation error: the rounding floor. Layout changes in conv_pack.h.
+// accumulation error: the rounding floor. Layout changes in conv_pack.h;
+// the real tensors are channels-last, where oneDNN is fastest.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -120,34 +121,44 @@ std::pair<at::Tensor, at::Tensor> split_bias(const std::optional<at::Tensor>& bi
   return {bv.select(-1, 0).to(R).contiguous(), bv.select(-1, 1).to(R).contiguous()};
 }
 
-at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
-                       const std::optional<at::Tensor>& bias, at::IntArrayRef stride,
-                       at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
-                       at::IntArrayRef output_padding, int64_t groups) {
+at::Tensor complex_convolution(const at::Tensor& input, const at::Tensor& weight,
+                               const std::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                               at::IntArrayRef padding, at::IntArrayRef dilation,
+                               bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   const auto shape = output_shape(input, weight, bias, stride, padding, dilation, transposed,
                                   output_padding, groups);
   at::Tensor out = at::empty(shape, input.options());
   if (out.numel() == 0) return out;
+  if (input.dim() == 3) {
+    // 1-d as 2-d with a height of 1: oneDNN's channels-last path needs 4-d.
+    auto one = [](at::IntArrayRef v, int64_t first) {
+      return std::vector<int64_t>{first, v[0]};
+    };
+    at::Tensor y = complex_convolution(input.unsqueeze(2), weight.unsqueeze(2), bias,
+                                       one(stride, 1), one(padding, 0), one(dilation, 1),
+                                       transposed, one(output_padding, 0), groups);
+    return y.squeeze(2);
+  }
   const at::ScalarType R = compute_type(input.scalar_type());
+  // oneDNN (fp32) runs fastest channels-last; the fp64 fallback planar.
+  const bool channels_last = R == at::kFloat && input.dim() <= 5;
+  const auto fmt = input.dim() == 5 ? at::MemoryFormat::ChannelsLast3d
+                                    : at::MemoryFormat::ChannelsLast;
   const bool cw = weight.is_complex();
   const at::Tensor x = input.resolve_conj().contiguous();
   const int64_t B = x.size(0), C = x.size(1), cout = shape[1];
-  std::vector<int64_t> packed = {cw ? B : 2 * B, cw ? 2 * C : C};
-  for (int64_t i = 2; i < x.dim(); ++i) packed.push_back(x.size(i));
-  const at::Tensor xs = pack_split(x, SplitRows{B, C, groups, !cw}, R).view(packed);
-  const at::Tensor w = cw ? doubled_weight(weight, groups, transposed, R)
-                          : weight.to(R).contiguous();
+  const at::Tensor xs = pack_split(x, SplitLayout{B, C, groups, !cw}, R, channels_last);
+  at::Tensor w = cw ? doubled_weight(weight, groups, transposed, R) : weight.to(R);
+  w = channels_last ? w.contiguous(fmt) : w.contiguous();
   const at::Tensor y = at::convolution(xs, w, std::nullopt, stride, padding, dilation, transposed,
-                                       output_padding, groups)
-                           .contiguous();
+                                       output_padding, groups);
   const auto b = split_bias(bias, R);
-  const SplitRows rows{B, cout, groups, !cw};
-  unpack_split(y.view({rows.rows(), -1}), out, rows, b.first, b.second);
+  unpack_split(y, out, SplitLayout{B, cout, groups, !cw}, b.first, b.second);
   return out;
 }
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(complexext, CPU, m) { m.impl("convolution", &convolution); }
+TORCH_LIBRARY_IMPL(complexext, CPU, m) { m.impl("convolution", &complex_convolution); }
 
 }  // namespace complexext

@@ -1,0 +1,192 @@
+"""CPU speed and peak memory of complexext's complex32 convolution against torch.
+
+    python benchmarks/conv.py [--quick] [--threads N] [--shapes conv1d conv2d ...]
+                              [--no-memory]
+
+Shapes (forward only, with bias):
+  conv1d   (8, 64, 16000) by (64, 64, 3)
+  conv2d   (8, 16, 64, 256) by (32, 16, 3, 3), padding 1
+  enc      DCCRN encoder layer: (8, 64, 128, 200) by (128, 64, 5, 2),
+           stride (2, 1), padding (2, 1)
+  dec      its transposed decoder counterpart: conv_transpose2d of the
+           encoder's output (8, 128, 64, 201) by (128, 64, 5, 2), stride
+           (2, 1), padding (2, 1), output_padding (1, 0): back to
+           (8, 64, 128, 200)
+
+Peers, on the same data:
+  cx c32     complexext.nn.functional on complex32 (fp32 inside)
+  torch c32  torch.nn.functional on complex32 (three half convolutions);
+             very slow, so timed once (one warm-up call on a single batch
+             entry first)
+  torch c64  torch.nn.functional on complex64
+  upcast     complex32 -> complex64 -> torch -> complex32, what torch offers
+             for complex32 in practice
+Time: median of several calls after warm-up; cx c32, torch c64 and upcast
+take turns (one call each per round), so a change in machine load falls on
+all of them alike. Ratios are peer time / cx c32 time: above 1 means
+complexext is faster. Must: >= 10 against torch c32, and cx c32 time <= 1.25
+times torch c64 time (torch c64 / cx c32 >= 0.8).
+
+Peak memory: each (shape, peer) runs in a fresh subprocess that makes the
+inputs, makes one call on a single batch entry (oneDNN primitives and
+thread pools set up), resets the kernel's peak-RSS mark
+(/proc/self/clear_refs), makes the measured call and reads VmHWM: the
+growth is everything the call touched (output, temporaries, scratch),
+inputs excluded. The output size is printed alongside.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
+
+import torch  # noqa: E402
+import torch.nn.functional as TF  # noqa: E402
+
+import complexext  # noqa: E402
+import complexext.nn.functional as CF  # noqa: E402
+
+SHAPES = {  # name: (input shape, weight shape, transposed, kwargs)
+    "conv1d": ((8, 64, 16000), (64, 64, 3), False, {}),
+    "conv2d": ((8, 16, 64, 256), (32, 16, 3, 3), False, {"padding": 1}),
+    "enc": ((8, 64, 128, 200), (128, 64, 5, 2), False, {"stride": (2, 1), "padding": (2, 1)}),
+    "dec": ((8, 128, 64, 201), (128, 64, 5, 2), True,
+            {"stride": (2, 1), "padding": (2, 1), "output_padding": (1, 0)}),
+}
+MiB = 1 << 20
+
+
+def data(name, batch=None):
+    xs, ws, transposed, kw = SHAPES[name]
+    g = torch.Generator().manual_seed(len(name))
+    cplx = lambda s: torch.complex(torch.randn(s, generator=g), torch.randn(s, generator=g))  # noqa
+    x = cplx(((batch or xs[0]),) + xs[1:]).to(torch.chalf)
+    fan = ws[1] * ws[2] * ws[3] if len(ws) == 4 else ws[1] * ws[2]
+    w = (cplx(ws) / fan ** 0.5).to(torch.chalf)
+    b = cplx((ws[1] if transposed else ws[0],)).to(torch.chalf)
+    return x, w, b
+
+
+def call(name, lib, x, w, b):
+    xs, ws, transposed, kw = SHAPES[name]
+    fn = ("conv_transpose%dd" if transposed else "conv%dd") % (len(ws) - 2)
+    return getattr(lib, fn)(x, w, b, **kw)
+
+
+def peers(name, x, w, b):
+    x64, w64, b64 = (t.to(torch.complex64) for t in (x, w, b))
+    return {
+        "cx": lambda: call(name, CF, x, w, b),
+        "torch64": lambda: call(name, TF, x64, w64, b64),
+        "upcast": lambda: call(name, TF, *(t.to(torch.complex64) for t in (x, w, b))
+                               ).to(torch.chalf),
+        "torch32": lambda: call(name, TF, x, w, b),
+    }
+
+
+def interleaved(fns, reps, warmup=1):
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times = {k: [] for k in fns}
+    for _ in range(reps):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def _kib(field):
+    return int(re.search(field + r":\s+(\d+) kB", open("/proc/self/status").read()).group(1))
+
+
+def probe_memory(name, peer):
+    """Runs in a fresh process: RSS growth of one call, in bytes."""
+    x, w, b = data(name)
+    fns = peers(name, x, w, b)
+    peers(name, x[:1], w, b)[peer]()  # set-up costs paid before the mark
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # peak RSS := current RSS
+    base = _kib("VmRSS")
+    y = fns[peer]()
+    return (_kib("VmHWM") - base) * 1024, y.numel() * y.element_size()
+
+
+def measure_memory(name, peer, threads):
+    cmd = [sys.executable, os.path.abspath(__file__), "--probe", peer, "--shapes", name,
+           "--threads", str(threads)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+    return int(out[-2]), int(out[-1])
+
+
+def error_ratio(name, x, w, b, y):
+    """cx c32's relative RMS error against complex128, over the floor."""
+    ref = call(name, TF, *(t.to(torch.complex128) for t in (x, w, b)))
+    err = lambda a: float((a.to(torch.complex128) - ref).norm() / ref.norm())  # noqa: E731
+    return err(y) / err(ref.to(torch.chalf))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="fewer repeats")
+    p.add_argument("--threads", type=int, default=torch.get_num_threads())
+    p.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory table")
+    p.add_argument("--probe", help=argparse.SUPPRESS)
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    if a.probe:
+        print(*probe_memory(a.shapes[0], a.probe))
+        return 0
+    reps = 3 if a.quick else 7
+    print(f"complexext convolution, CPU: torch {torch.__version__}, {a.threads} threads, "
+          f"load average {os.getloadavg()[0]:.1f}; median of {reps} calls (torch c32: one)")
+    print(f"{'shape':>6} | {'cx c32':>8} {'torch c32':>10} {'torch c64':>9} {'upcast':>8} | "
+          f"{'ratio to cx c32:':<16} {'torch c32':>9} {'torch c64':>9} {'upcast':>7} | "
+          f"{'err/floor':>9}")
+    failed = []
+    for name in a.shapes:
+        x, w, b = data(name)
+        fns = peers(name, x, w, b)
+        slow = fns.pop("torch32")
+        peers(name, x[:1], w, b)["torch32"]()
+        t0 = time.perf_counter()
+        slow()
+        t32 = time.perf_counter() - t0
+        t = interleaved(fns, reps)
+        ratio = error_ratio(name, x, w, b, fns["cx"]())
+        r32, r64, rup = t32 / t["cx"], t["torch64"] / t["cx"], t["upcast"] / t["cx"]
+        print(f"{name:>6} | {t['cx'] * 1e3:>6.0f}ms {t32 * 1e3:>8.0f}ms {t['torch64'] * 1e3:>7.0f}ms "
+              f"{t['upcast'] * 1e3:>6.0f}ms | {'':<16} {r32:>8.1f}x {r64:>8.2f}x {rup:>6.2f}x | "
+              f"{ratio:>9.3f}", flush=True)
+        if r32 < 10 or r64 < 0.8:
+            failed.append(name)
+    print("ratio: peer time / cx c32 time (above 1: complexext faster). Must: torch c32 >= 10x, "
+          "torch c64 >= 0.8x (cx c32 at most 1.25x torch c64's time).")
+    print("err/floor: cx c32 relative RMS error against complex128 over that of the exact "
+          "result rounded to complex32 (1.0 is the best possible).")
+    if not a.no_memory:
+        print(f"\npeak memory growth of one call, MiB (fresh process each; inputs excluded)")
+        print(f"{'shape':>6} | {'output':>7} | {'cx c32':>7} {'torch c32':>9} {'torch c64':>9} "
+              f"{'upcast':>7}")
+        for name in a.shapes:
+            m = {k: measure_memory(name, k, a.threads) for k in ("cx", "torch32", "torch64",
+                                                                 "upcast")}
+            print(f"{name:>6} | {m['cx'][1] / MiB:>7.0f} | {m['cx'][0] / MiB:>7.0f} "
+                  f"{m['torch32'][0] / MiB:>9.0f} {m['torch64'][0] / MiB:>9.0f} "
+                  f"{m['upcast'][0] / MiB:>7.0f}", flush=True)
+        print("output: size of the complex32 output (torch c64: twice that).")
+    if failed:
+        print("NOT MET on: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
