@@ -1,0 +1,178 @@
+"""complexext.stft and complexext.istft: torch.stft's and torch.istft's
+signatures and semantics over the fused primitives.
+
+Argument handling lives here: defaults, the window (ones when None, padded
+centrally from win_length to n_fft), centre padding in the input's own dtype,
+onesided and return_complex rules, unbatched input, and the checks, each
+error message starting with the function's name. The frames are never made:
+the stft primitive reads them in place from the (padded) signal.
+"""
+import operator
+
+import torch
+import torch.nn.functional as nnf
+
+from . import _stft_autograd as ad
+from . import _stft_registrations  # noqa: F401  (fake kernels, vmap rules, autograd)
+
+_REAL = (torch.float16, torch.float32, torch.float64)
+_COMPLEX = (torch.complex32, torch.complex64, torch.complex128)
+# The window's dtype: the kernels' compute precision (fp32 for half storage).
+_COMPUTE = {torch.float16: torch.float32, torch.float32: torch.float32,
+            torch.float64: torch.float64, torch.complex32: torch.float32,
+            torch.complex64: torch.float32, torch.complex128: torch.float64}
+_PAD_MODES = ("reflect", "constant", "replicate", "circular")
+
+
+def _int(fname, what, v, low):
+    if isinstance(v, bool):
+        raise TypeError(f"{fname}: {what} must be an int, got bool")
+    try:
+        v = operator.index(v)
+    except TypeError:
+        if not isinstance(v, torch.SymInt):
+            raise TypeError(f"{fname}: {what} must be an int, got {type(v).__name__}") from None
+    if v < low:
+        raise ValueError(f"{fname}: {what} must be >= {low}, got {v}")
+    return v
+
+
+def _lengths(fname, n_fft, hop_length, win_length):
+    n_fft = _int(fname, "n_fft", n_fft, 1)
+    hop = n_fft // 4 if hop_length is None else _int(fname, "hop_length", hop_length, 1)
+    if hop < 1:
+        raise ValueError(f"{fname}: hop_length must be >= 1; its default n_fft // 4 is 0 for "
+                         f"n_fft = {n_fft}: pass hop_length")
+    win = n_fft if win_length is None else _int(fname, "win_length", win_length, 1)
+    if win > n_fft:
+        raise ValueError(f"{fname}: expected 0 < win_length <= n_fft, got win_length = {win} "
+                         f"and n_fft = {n_fft}")
+    return n_fft, hop, win
+
+
+def _window(fname, window, n_fft, win_length, x):
+    """The window in the compute precision, zero-padded centrally to n_fft."""
+    dtype = _COMPUTE[x.dtype]
+    if window is None:
+        window = torch.ones(win_length, dtype=dtype, device=x.device)
+    elif not isinstance(window, torch.Tensor):
+        raise TypeError(f"{fname}: window must be a tensor or None, got {type(window).__name__}")
+    elif window.is_complex() or not window.is_floating_point():
+        raise TypeError(f"{fname}: expected a real floating point window, got {window.dtype}"
+                        + (" (complex windows are not supported)" if window.is_complex() else ""))
+    elif window.dim() != 1 or window.shape[0] != win_length:
+        raise ValueError(f"{fname}: expected a 1-d window of length win_length = {win_length}, "
+                         f"got shape {tuple(window.shape)}")
+    elif window.device != x.device:
+        raise ValueError(f"{fname}: the window is on {window.device}, the input on {x.device}")
+    window = window.to(dtype)
+    left = (n_fft - win_length) // 2
+    if left or win_length < n_fft:
+        window = torch.constant_pad_nd(window, [left, n_fft - win_length - left])
+    return window
+
+
+def _signal(fname, x, kinds, dims):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{fname}: expected a tensor, got {type(x).__name__}")
+    if x.dtype not in kinds:
+        names = ", ".join(str(k).split(".")[1] for k in kinds)
+        raise TypeError(f"{fname}: expected a {names} input, got {x.dtype}")
+    if x.dim() not in dims:
+        raise ValueError(f"{fname}: expected a {' or '.join(map(str, dims))}-d input "
+                         f"(unbatched or batched), got shape {tuple(x.shape)}")
+
+
+def _pad(x, pad, mode):
+    """x (B, L) padded by `pad` samples at both ends, in x's dtype."""
+    length = x.shape[1]
+    if mode not in _PAD_MODES:
+        raise ValueError(f"stft: pad_mode must be one of {', '.join(_PAD_MODES)}, got {mode!r}")
+    if mode == "constant":
+        return torch.constant_pad_nd(x, [pad, pad])
+    if mode == "reflect" and pad >= length:
+        raise ValueError(f"stft: reflect padding of n_fft // 2 = {pad} samples needs a signal "
+                         f"longer than that, got {length} samples; use pad_mode='constant'")
+    if mode == "circular" and pad > length:
+        raise ValueError(f"stft: circular padding of n_fft // 2 = {pad} samples needs at least "
+                         f"that many samples, got {length}")
+    if length == 0:
+        raise ValueError(f"stft: cannot {mode}-pad an empty signal")
+    if x.dtype == torch.complex32 and mode != "circular":
+        # no complex32 reflect/replicate kernels on CPU: pad the (re, im) planes
+        planes = nnf.pad(torch.view_as_real(x).transpose(1, 2), [pad, pad], mode=mode)
+        return torch.view_as_complex(planes.transpose(1, 2).contiguous())
+    return nnf.pad(x, [pad, pad], mode=mode)
+
+
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+         pad_mode="reflect", normalized=False, onesided=None, return_complex=None):
+    """The short-time Fourier transform, like torch.stft, on fused kernels.
+
+    input: (L,) or (B, L), float16/32/64 or complex32/64/128; never modified.
+    Returns (freq, T) or (B, freq, T): complex32 for float16/complex32 input,
+    complex64 for float32/complex64, complex128 for float64/complex128;
+    freq = n_fft // 2 + 1 when onesided (default for real input), else n_fft;
+    T = 1 + (L' - n_fft) // hop_length, L' the length after centre padding.
+    return_complex must be True (None is accepted for complex input).
+    """
+    _signal("stft", input, _REAL + _COMPLEX, (1, 2))
+    if return_complex is False or (return_complex is None and not input.is_complex()):
+        raise ValueError("stft: return_complex=True is required (the real view of the result "
+                         "is torch.view_as_real(stft(...)))")
+    n_fft, hop, win_length = _lengths("stft", n_fft, hop_length, win_length)
+    if onesided is None:
+        onesided = not input.is_complex()
+    elif onesided and input.is_complex():
+        raise ValueError("stft: onesided=True needs a real input; the input is complex")
+    w = _window("stft", window, n_fft, win_length, input)
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    if center:
+        x = _pad(x, n_fft // 2, pad_mode)
+    if not 1 <= n_fft <= x.shape[1]:
+        raise ValueError(f"stft: expected 0 < n_fft <= {x.shape[1]} (the signal length"
+                         f"{' after centre padding' if center else ''}), got n_fft = {n_fft}")
+    y = ad.stft(x, w, n_fft, hop, 1 if normalized else 0, bool(onesided))
+    return y if input.dim() == 2 else y.squeeze(0)
+
+
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+          normalized=False, onesided=None, length=None, return_complex=False):
+    """The inverse short-time Fourier transform, like torch.istft, on a fused
+    kernel (per-frame inverse DFT, windowed overlap-add by gathering, division
+    by the window envelope).
+
+    input: (freq, T) or (B, freq, T) complex32/64/128; never modified.
+    Returns (L,) or (B, L): real (float16/32/64) unless return_complex.
+    Raises RuntimeError when the window fails the NOLA condition (a zero
+    envelope sum_t w[s - t*hop]^2 at a returned sample).
+    """
+    _signal("istft", input, _COMPLEX, (2, 3))
+    n_fft, hop, win_length = _lengths("istft", n_fft, hop_length, win_length)
+    if hop > win_length:
+        raise ValueError(f"istft: expected 0 < hop_length <= win_length, got hop_length = "
+                         f"{hop} and win_length = {win_length}")
+    bins = input.shape[-2]
+    if onesided is None:
+        onesided = bins != n_fft
+    want = n_fft // 2 + 1 if onesided else n_fft
+    if bins != want:
+        raise ValueError(f"istft: expected {want} frequency bins (dim -2) for n_fft = {n_fft}"
+                         f"{' and onesided' if onesided else ''}, got {bins}")
+    if onesided and return_complex:
+        raise ValueError("istft: return_complex=True needs a two-sided input (onesided=False)")
+    frames = input.shape[-1]
+    if frames < 1:
+        raise ValueError("istft: expected at least one frame")
+    w = _window("istft", window, n_fft, win_length, input)
+    X = input if input.dim() == 3 else input.unsqueeze(0)
+    if not onesided and not return_complex:
+        X = X.narrow(1, 0, n_fft // 2 + 1)  # a real result: c2r of the first half (as torch)
+    full = n_fft + hop * (frames - 1)
+    start = n_fft // 2 if center else 0
+    if length is None:
+        length = full - 2 * start
+    else:
+        length = _int("istft", "length", length, 0)
+    y = ad.istft(X, w, n_fft, hop, 1 if normalized else 2, not return_complex, start, length)
+    return y if input.dim() == 3 else y.squeeze(0)
