@@ -7,3 +7,5 @@ from .modules import (ComplexConv1d, ComplexConv2d, ComplexConvTranspose1d,
 
 __all__ = ["functional", "init", "ComplexConv1d", "ComplexConv2d", "ComplexConvTranspose1d",
            "ComplexConvTranspose2d"]
+from .stft import ISTFT, STFT  # noqa: E402  (STFT/ISTFT modules over complexext.stft)
+__all__ += ["STFT", "ISTFT"]
