@@ -1,0 +1,160 @@
+"""complexext.stft / istft against torch.stft / istft in float64 and complex128:
+arguments, defaults, shapes, dtypes, padding modes, unbatched input, inputs
+left unmodified, and the errors."""
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as nnf
+
+import complexext
+from complexext._stft import _pad
+from _refs import rand
+
+warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
+warnings.filterwarnings("ignore", message="A window was not provided")
+
+# n_fft, keyword arguments shared by stft and istft, stft-only ones
+CASES = [
+    (16, {}, {}),
+    (16, {"hop_length": 5, "win_length": 11, "normalized": True}, {"pad_mode": "constant"}),
+    (15, {"hop_length": 4, "win_length": 9, "onesided": False}, {"pad_mode": "replicate"}),
+    (17, {"hop_length": 3}, {"pad_mode": "circular"}),
+    (400, {"hop_length": 160}, {}),
+    (512, {"hop_length": 128, "win_length": 400, "center": False}, {}),
+    (7, {"hop_length": 7, "center": False}, {}),
+]
+
+
+def window_of(n_fft, kw, offset=0.0):
+    win = kw.get("win_length", n_fft)
+    return torch.hann_window(win, dtype=torch.float64) + offset
+
+
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+@pytest.mark.parametrize("n_fft,kw,skw", CASES)
+def test_stft_matches_torch(n_fft, kw, skw, dtype, batched):
+    if dtype.is_complex and kw.get("onesided") is not None:
+        kw = {k: v for k, v in kw.items() if k != "onesided"}
+    x = rand((3, 1500) if batched else (1500,), dtype, seed=n_fft)
+    x0 = x.clone()
+    for window in (window_of(n_fft, kw), None):
+        got = complexext.stft(x, n_fft, window=window, return_complex=True, **kw, **skw)
+        expect = torch.stft(x, n_fft, window=window, return_complex=True, **kw, **skw)
+        assert got.shape == expect.shape and got.dtype == expect.dtype
+        torch.testing.assert_close(got, expect)
+    assert torch.equal(x, x0)
+
+
+@pytest.mark.parametrize("length", [None, 1400, 1492], ids=["none", "shorter", "longer"])
+@pytest.mark.parametrize("n_fft,kw,skw", CASES)
+def test_istft_matches_torch(n_fft, kw, skw, length):
+    x = rand((3, 1500), torch.float64, seed=n_fft)
+    window = window_of(n_fft, kw, offset=0.0 if kw.get("center", True) else 0.1)
+    spec = torch.stft(x, n_fft, window=window, return_complex=True, **kw)
+    spec0 = spec.clone()
+    for rc in (False, True) if kw.get("onesided") is False else (False,):
+        args = dict(kw, window=window, length=length, return_complex=rc)
+        try:
+            expect = torch.istft(spec, n_fft, **args)
+        except RuntimeError as e:
+            assert "window overlap add min" in str(e)
+            with pytest.raises(RuntimeError, match="^istft: the window fails the NOLA"):
+                complexext.istft(spec, n_fft, **args)
+            continue
+        got = complexext.istft(spec, n_fft, **args)
+        assert got.shape == expect.shape and got.dtype == expect.dtype
+        torch.testing.assert_close(got, expect)
+        torch.testing.assert_close(complexext.istft(spec[0], n_fft, **args), expect[0])
+    assert torch.equal(spec, spec0)
+
+
+def test_complex_signal_round_trip_and_default_hop():
+    x = rand((2, 300), torch.complex128)
+    spec = complexext.stft(x, 32)  # complex input: return_complex may be left out
+    torch.testing.assert_close(spec, torch.stft(x, 32, return_complex=True))
+    torch.testing.assert_close(complexext.istft(spec, 32, length=300, return_complex=True), x)
+
+
+@pytest.mark.parametrize("dtype,out", [(torch.float16, torch.complex32),
+                                       (torch.float32, torch.complex64),
+                                       (torch.complex32, torch.complex32),
+                                       (torch.complex64, torch.complex64)])
+def test_dtypes(dtype, out):
+    x = rand((2, 1000), dtype)
+    spec = complexext.stft(x, 400, 160, window=torch.hann_window(400), return_complex=True)
+    assert spec.dtype == out and spec.shape == (2, 400 if dtype.is_complex else 201, 7)
+    y = complexext.istft(spec, 400, 160, window=torch.hann_window(400), length=1000,
+                         return_complex=dtype.is_complex)
+    assert y.dtype == dtype and y.shape == (2, 1000)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "replicate", "circular"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.complex32, torch.float32,
+                                   torch.complex64])
+def test_centre_padding_in_the_input_dtype(dtype, mode):
+    """Padding (float16 and complex32 included) gives exactly torch's values."""
+    x = rand((2, 40), dtype)
+    wide = torch.complex64 if dtype.is_complex else torch.float32
+    padded = _pad(x, 17, mode)
+    assert padded.dtype == dtype
+    expect = nnf.pad(x.to(wide), [17, 17], mode=mode)
+    assert torch.equal(padded.to(wide), expect)
+
+
+def test_inputs_unmodified_through_backward():
+    x = rand((2, 200), torch.float32).requires_grad_()
+    w = torch.hann_window(64).requires_grad_()
+    x0, w0 = x.detach().clone(), w.detach().clone()
+    spec = complexext.stft(x, 64, window=w, return_complex=True)
+    complexext.istft(spec, 64, window=w).sum().backward()
+    assert torch.equal(x.detach(), x0) and torch.equal(w.detach(), w0)
+
+
+X = rand((2, 100), torch.float32)
+S = torch.stft(X, 16, return_complex=True)
+ERRORS = [  # function, args, kwargs, exception, message
+    ("stft", (X, 16), {}, ValueError, "return_complex=True is required"),
+    ("stft", (X, 16), {"return_complex": False}, ValueError, "return_complex=True"),
+    ("stft", (X.long(), 16), {"return_complex": True}, TypeError, "got torch.int64"),
+    ("stft", (X.to(torch.bfloat16), 16), {"return_complex": True}, TypeError, "bfloat16"),
+    ("stft", (X[None], 16), {"return_complex": True}, ValueError, "1 or 2-d input"),
+    ("stft", ([1.0, 2.0], 16), {"return_complex": True}, TypeError, "expected a tensor"),
+    ("stft", (X, 0), {"return_complex": True}, ValueError, "n_fft must be >= 1"),
+    ("stft", (X, 2.5), {"return_complex": True}, TypeError, "n_fft must be an int"),
+    ("stft", (X, 120), {"return_complex": True, "center": False}, ValueError, "n_fft <= 100"),
+    ("stft", (X, 16), {"return_complex": True, "hop_length": 0}, ValueError, "hop_length must"),
+    ("stft", (X, 2), {"return_complex": True}, ValueError, "default n_fft // 4 is 0"),
+    ("stft", (X, 16), {"return_complex": True, "win_length": 17}, ValueError, "win_length <="),
+    ("stft", (X, 16), {"return_complex": True, "window": torch.ones(15)}, ValueError,
+     "length win_length = 16"),
+    ("stft", (X, 16), {"return_complex": True, "window": torch.ones(16, dtype=torch.cfloat)},
+     TypeError, "complex windows are not supported"),
+    ("stft", (X, 16), {"return_complex": True, "window": torch.ones(16, dtype=torch.int32)},
+     TypeError, "real floating point window"),
+    ("stft", (X, 16), {"return_complex": True, "window": torch.ones(16, device="meta")},
+     ValueError, "window is on meta"),
+    ("stft", (X.cfloat(), 16), {"onesided": True}, ValueError, "onesided=True needs a real"),
+    ("stft", (X, 16), {"return_complex": True, "pad_mode": "wrap"}, ValueError, "pad_mode"),
+    ("stft", (X[:, :5], 16), {"return_complex": True}, ValueError, "reflect padding of"),
+    ("stft", (X[:, :5], 16), {"return_complex": True, "pad_mode": "circular"}, ValueError,
+     "circular padding"),
+    ("istft", (X, 16), {}, TypeError, "complex32, complex64, complex128 input"),
+    ("istft", (S[None], 16), {}, ValueError, "2 or 3-d input"),
+    ("istft", (S, 16), {"hop_length": 9, "win_length": 8}, ValueError, "hop_length <= win"),
+    ("istft", (S, 32), {}, ValueError, "expected 17 frequency bins"),
+    ("istft", (S, 16), {"onesided": False}, ValueError, "expected 16 frequency bins"),
+    ("istft", (S, 16), {"return_complex": True}, ValueError, "needs a two-sided input"),
+    ("istft", (S[..., :0], 16), {}, ValueError, "at least one frame"),
+    ("istft", (S, 16), {"length": -1}, ValueError, "length must be >= 0"),
+    ("istft", (S, 16), {"window": torch.zeros(16)}, RuntimeError, "fails the NOLA condition"),
+    ("istft", (S, 16), {"window": torch.hann_window(16), "center": False}, RuntimeError,
+     "NOLA condition: the sum of squared windows overlapping sample 0 is 0"),
+]
+
+
+@pytest.mark.parametrize("fname,args,kwargs,exc,msg", ERRORS, ids=[e[4] for e in ERRORS])
+def test_errors_name_the_function(fname, args, kwargs, exc, msg):
+    with pytest.raises(exc, match=f"^{fname}: .*{msg}"):
+        getattr(complexext, fname)(*args, **kwargs)
