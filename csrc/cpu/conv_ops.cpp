@@ -129,6 +129,15 @@ at::Tensor complex_convolution(const at::Tensor& input, const at::Tensor& weight
                                   output_padding, groups);
   at::Tensor out = at::empty(shape, input.options());
   if (out.numel() == 0) return out;
+  if (input.size(1) == 0) {  // no input channels: the bias alone (oneDNN refuses empty channels)
+    out.zero_();
+    if (bias.has_value()) {
+      std::vector<int64_t> shape(out.dim(), 1);
+      shape[1] = -1;
+      out.add_(bias->to(out.scalar_type()).view(shape));
+    }
+    return out;
+  }
   if (input.dim() == 3) {
     // 1-d as 2-d with a height of 1: oneDNN's channels-last path needs 4-d.
     auto one = [](at::IntArrayRef v, int64_t first) {
