@@ -1,0 +1,169 @@
+"""The stft/istft primitives: torch.library.opcheck, fake kernels, vmap rules,
+and torch.compile(fullgraph=True) through complexext.stft/istft."""
+import warnings
+
+import pytest
+import torch
+import torch._dynamo.testing
+import torch.autograd.forward_ad as fwAD
+
+import complexext
+from complexext._load import ops
+from _refs import rand
+
+warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
+
+
+def strided(x, kind):
+    if kind == "transposed":
+        return x.transpose(0, 1).contiguous().transpose(0, 1)
+    if kind == "step":
+        big = torch.zeros(*[2 * s for s in x.shape], dtype=x.dtype)
+        big[tuple(slice(None, None, 2) for _ in x.shape)] = x
+        return big[tuple(slice(None, None, 2) for _ in x.shape)]
+    return x
+
+
+SAMPLES = [  # op, dtype, shape, args after the window, layout
+    ("stft", torch.float16, (2, 40), (16, 4, 0, True), "contiguous"),
+    ("stft", torch.float32, (3, 37), (10, 3, 1, True), "transposed"),
+    ("stft", torch.float64, (2, 33), (9, 5, 0, False), "step"),
+    ("stft", torch.complex32, (2, 40), (16, 4, 1, False), "contiguous"),
+    ("stft", torch.complex128, (1, 20), (20, 1, 0, False), "step"),
+    ("istft", torch.complex32, (2, 9, 5), (16, 4, 2, True, 8, 16), "contiguous"),
+    ("istft", torch.complex64, (3, 6, 7), (10, 3, 1, True, 0, 28), "transposed"),
+    ("istft", torch.complex128, (2, 9, 4), (9, 5, 2, False, 2, 30), "step"),
+    ("istft", torch.complex64, (2, 8, 3), (8, 8, 1, False, 0, 24), "contiguous"),
+]
+
+
+def sample_id(s):
+    return f"{s[0]}-{str(s[1]).split('.')[1]}-{'x'.join(map(str, s[2]))}-{s[4]}"
+
+
+def inputs(sample, seed=4):
+    op, dtype, shape, args, layout = sample
+    x = strided(rand(shape, dtype, seed=seed), layout)
+    w = torch.hann_window(args[0], dtype=torch.float64) + 0.5
+    return x, w.to(torch.float32 if dtype in (torch.float32, torch.complex64) else
+                   torch.float64), args
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
+@pytest.mark.parametrize("sample", SAMPLES, ids=sample_id)
+def test_opcheck(sample, grad):
+    x, w, args = inputs(sample)
+    x.requires_grad_(grad)
+    w.requires_grad_(grad)
+    tests = ("test_schema", "test_autograd_registration", "test_faketensor",
+             "test_aot_dispatch_dynamic")  # torch's defaults
+    if grad and sample[0] == "stft" and sample[1] in (torch.complex32, torch.float16):
+        # test_aot_dispatch_dynamic sums the complex32 output, and torch has
+        # no complex32 sum on CPU; the fake and autograd tests still run.
+        tests = tests[:3]
+    torch.library.opcheck(getattr(ops, sample[0]).default, (x, w, *args), test_utils=tests)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=sample_id)
+def test_fake_matches_kernel(sample):
+    x, w, args = inputs(sample)
+    real = getattr(ops, sample[0])(x, w, *args)
+    with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
+        fake = getattr(ops, sample[0])(mode.from_tensor(x), mode.from_tensor(w), *args)
+    assert (fake.shape, fake.dtype, fake.stride()) == (real.shape, real.dtype, real.stride())
+
+
+BAD = [  # op, input, window, args, message
+    ("stft", rand((2, 8), torch.float32), torch.ones(16), (16, 4, 0, True), "shorter than"),
+    ("stft", rand((8,), torch.float32), torch.ones(4), (4, 1, 0, True), "(batch, time)"),
+    ("stft", rand((2, 8), torch.complex64), torch.ones(4), (4, 1, 0, True), "onesided needs"),
+    ("stft", rand((2, 8), torch.float32), torch.ones(5), (4, 1, 0, True), "window of length"),
+    ("stft", rand((2, 8), torch.float32), torch.ones(4), (4, 0, 0, True), "hop_length must"),
+    ("istft", rand((2, 5, 3), torch.complex64), torch.ones(8), (8, 2, 2, False, 0, 4),
+     "expected 8 frequency bins"),
+    ("istft", rand((2, 5, 3), torch.float32), torch.ones(8), (8, 2, 2, True, 0, 4),
+     "complex \\(batch, freq, frames\\)"),
+    ("istft", rand((2, 5, 3), torch.complex64), torch.ones(8), (8, 2, 0, True, 0, 4),
+     "normalization must be 1 or 2"),
+]
+
+
+@pytest.mark.parametrize("op,x,w,args,msg", BAD, ids=[b[4] for b in BAD])
+def test_ops_refuse_bad_arguments_like_their_fakes(op, x, w, args, msg):
+    with pytest.raises(RuntimeError, match=f"{op}: .*{msg}"):
+        getattr(ops, op)(x, w, *args)
+    with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
+        with pytest.raises(RuntimeError, match=f"{op}: .*{msg}"):
+            getattr(ops, op)(mode.from_tensor(x), mode.from_tensor(w), *args)
+
+
+@pytest.mark.parametrize("in_dims", [(0, None), (1, None), (-1, None), (None, 0), (2, 0)])
+@pytest.mark.parametrize("sample", SAMPLES[1::2], ids=sample_id)
+def test_vmap_rules(sample, in_dims):
+    """vmap of each op (its registered rule) equals a loop over the batch."""
+    x, w, args = inputs(sample)
+    xd, wd = in_dims
+    fn = lambda x, w: getattr(ops, sample[0])(x, w, *args)  # noqa: E731
+    xs = [inputs(sample, seed=s)[0] for s in range(3)]
+    ws = [w * (1 + s) for s in range(3)]
+    xb = x if xd is None else torch.stack(xs, dim=xd)
+    wb = w if wd is None else torch.stack(ws, dim=wd)
+    got = torch.vmap(fn, in_dims=in_dims)(xb, wb)
+    expect = torch.stack([fn(x if xd is None else xs[i], w if wd is None else ws[i])
+                          for i in range(3)])
+    real = lambda t: torch.view_as_real(t) if t.is_complex() else t  # noqa: E731
+    assert torch.equal(real(got), real(expect))
+
+
+@pytest.fixture
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def pipeline(x, w):
+    spec = complexext.stft(x, 16, 4, window=w, return_complex=True)
+    back = complexext.istft(spec * 2, 16, 4, window=w, length=x.shape[-1])
+    return back.pow(2).sum() + spec.abs().sum()
+
+
+def torch_pipeline(x, w):
+    spec = torch.stft(x, 16, 4, window=w, return_complex=True)
+    back = torch.istft(spec * 2, 16, 4, window=w, length=x.shape[-1])
+    return back.pow(2).sum() + spec.abs().sum()
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_compile_forward_and_backward(backend, fresh_dynamo):
+    counter = torch._dynamo.testing.CompileCounterWithBackend(backend)
+    x = rand((3, 40), torch.float64).requires_grad_()
+    w = (torch.hann_window(16, dtype=torch.float64) + 0.1).requires_grad_()
+    out = torch.compile(pipeline, backend=counter, fullgraph=True)(x, w)
+    grads = torch.autograd.grad(out, (x, w))
+    expect = torch_pipeline(x, w)
+    torch.testing.assert_close(out, expect)
+    torch.testing.assert_close(grads, torch.autograd.grad(expect, (x, w)))
+    assert counter.frame_count == 1
+
+
+def test_compile_complex32_and_dual_tensors(fresh_dynamo):
+    """float16 -> complex32 -> float16 compiled with its backward, and forward-mode
+    dual tensors through a compiled function."""
+    def half_pipe(x, w):
+        y = complexext.istft(complexext.stft(x, 64, 16, window=w, return_complex=True),
+                             64, 16, window=w, length=x.shape[-1])
+        return y.float().pow(2).sum()
+    x = rand((2, 256), torch.float16).requires_grad_()
+    w = torch.hann_window(64)
+    out = torch.compile(half_pipe, backend="aot_eager", fullgraph=True)(x, w)
+    (grad,) = torch.autograd.grad(out, x)
+    (expect,) = torch.autograd.grad(half_pipe(x, w), x)
+    assert grad.dtype == torch.float16 and torch.equal(grad, expect)
+    xd, t = rand((3, 40), torch.float64), rand((3, 40), torch.float64, seed=1)
+    wd = torch.hann_window(16, dtype=torch.float64) + 0.1
+    _, expect = torch.func.jvp(lambda x: torch_pipeline(x, wd), (xd,), (t,))
+    cfn = torch.compile(pipeline, backend="aot_eager", fullgraph=True)
+    with fwAD.dual_level():
+        tangent = fwAD.unpack_dual(cfn(fwAD.make_dual(xd, t), wd)).tangent
+    torch.testing.assert_close(tangent, expect)
