@@ -9,7 +9,8 @@ PyTorch's conventions (backward of a complex-linear map A is A^H g):
     grad_w = A_x^H g : the correlation of conj(x) with g, itself a
              convolution (see _correlate);
     grad_b = g summed over batch and spatial dims;
-    jvp    = conv(tx, w) + conv(x, tw) + tb.
+    jvp    = conv(tx, w) + conv(x, tw) + tb, computed as one convolution
+             with stacked channels (one rounding in complex32).
 
 A real weight or bias gets the real part of its gradient. Every formula is
 written with the differentiable dispatcher `convolution` below, so
@@ -117,18 +118,28 @@ def backward(ctx, g):
     return gx, gw, gb, None, None, None, None, None, None
 
 
+def _conv_pair(x1, w1, x2, w2, b, args):
+    """conv(x1, w1) + conv(x2, w2) + b as ONE convolution (each group's input
+    channels and weight rows stacked), so complex32 rounds once."""
+    g, transposed = args[-1], args[3]
+    split = lambda t, d: t.reshape(*t.shape[:d], g, -1, *t.shape[d + 1:])  # noqa: E731
+    x = torch.cat([split(x1, 1), split(x2, 1)], 2).reshape(x1.shape[0], -1, *x1.shape[2:])
+    if transposed:  # (Cin, Cout/g, k): the summed channels are dim 0
+        w = torch.cat([split(w1, 0), split(w2, 0)], 1).reshape(-1, *w1.shape[1:])
+    else:
+        w = torch.cat([w1, w2], 1)
+    return convolution(x, w, b, *args)
+
+
 def jvp(ctx, tx, tw, tb, *_):
+    """conv(tx, w) + conv(x, tw) + tb (bilinear), in one convolution."""
     x, w = ctx.saved_tensors
-    out = None
-    if tx is not None:
-        out = convolution(tx, w, None, *ctx.args)
-    if tw is not None:
-        t = convolution(x, tw, None, *ctx.args)
-        out = t if out is None else out + t
-    if tb is not None:
-        t = tb.to(x.dtype).reshape(-1, *[1] * (x.dim() - 2))
-        out = t.expand(ctx.out_shape) if out is None else out + t
-    return out
+    if tx is not None and tw is not None:
+        return _conv_pair(tx, w, x, tw, tb, ctx.args)
+    if tx is not None or tw is not None:
+        return convolution(*((tx, w) if tx is not None else (x, tw)), tb, *ctx.args)
+    shape = [1, -1] + [1] * (x.dim() - 2)
+    return tb.to(x.dtype).reshape(shape).expand(ctx.out_shape)
 
 
 def batched(conv, info, in_dims, x, w, b, stride, padding, dilation, transposed,
@@ -140,18 +151,19 @@ def batched(conv, info, in_dims, x, w, b, stride, padding, dilation, transposed,
     rest = (stride, padding, dilation, transposed, output_padding)
     if wd is None and bd is None:
         x = x.movedim(xd, 0)
-        y = conv(x.flatten(0, 1), w, b, *rest, groups)
-        return y.unflatten(0, x.shape[:2]), 0
+        y = conv(x.reshape(-1, *x.shape[2:]), w, b, *rest, groups)
+        return y.reshape(*x.shape[:2], *y.shape[1:]), 0
     n = info.batch_size
     w = w.movedim(wd, 0) if wd is not None else w.expand(n, *w.shape)
     if b is not None:
-        b = (b.movedim(bd, 0) if bd is not None else b.expand(n, *b.shape)).flatten()
+        b = (b.movedim(bd, 0) if bd is not None else b.expand(n, *b.shape)).reshape(-1)
     if xd is not None:
         x = x.movedim(xd, 1)
     else:
         x = x.unsqueeze(1).expand(x.shape[0], n, *x.shape[1:])
-    y = conv(x.flatten(1, 2), w.flatten(0, 1), b, *rest, n * groups)
-    return y.unflatten(1, (n, -1)), 1
+    y = conv(x.reshape(x.shape[0], -1, *x.shape[3:]), w.reshape(-1, *w.shape[2:]), b, *rest,
+             n * groups)
+    return y.reshape(y.shape[0], n, -1, *y.shape[2:]), 1
 
 
 class Convolution(torch.autograd.Function):
