@@ -2,7 +2,8 @@
 ESPnet-style defaults (n_fft=512, hop_length=128, win_length=512, a periodic
 Hann window, centred frames with reflect padding, onesided, not normalised).
 
-The window is a buffer (in state_dict, moved by .to()). It stays real and at
+The window is a buffer (in state_dict, moved by .to()); a named window is
+computed in float64 and rounded once to float32. It stays real and at
 least float32: casting the module to float16 or to a complex dtype keeps the
 window in float32 (float64 for complex128), since the kernels compute in fp32
 for half storage and a float16 Hann window would add its own rounding error
