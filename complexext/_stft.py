@@ -12,6 +12,7 @@ import operator
 import torch
 import torch.nn.functional as nnf
 
+from . import _overflow
 from . import _stft_autograd as ad
 from . import _stft_registrations  # noqa: F401  (fake kernels, vmap rules, autograd)
 
@@ -88,7 +89,7 @@ def _pad(x, pad, mode):
     length = x.shape[1]
     if mode not in _PAD_MODES:
         raise ValueError(f"stft: pad_mode must be one of {', '.join(_PAD_MODES)}, got {mode!r}")
-    if mode == "constant":
+    if mode == "constant" or x.shape[0] == 0:
         return torch.constant_pad_nd(x, [pad, pad])
     if mode == "reflect" and pad >= length:
         raise ValueError(f"stft: reflect padding of n_fft // 2 = {pad} samples needs a signal "
@@ -103,6 +104,18 @@ def _pad(x, pad, mode):
         planes = nnf.pad(torch.view_as_real(x).transpose(1, 2), [pad, pad], mode=mode)
         return torch.view_as_complex(planes.transpose(1, 2).contiguous())
     return nnf.pad(x, [pad, pad], mode=mode)
+
+
+def _checked(fname, inp, out, advice):
+    """complexext.set_overflow_check: a non-finite float16/complex32 result of a
+    finite input raises OverflowError."""
+    try:
+        _overflow.check(fname, inp, out)
+    except OverflowError:
+        kind = "complex32" if out.is_complex() else "float16"
+        raise OverflowError(f"{fname}: the {kind} result overflowed (fp16 holds magnitudes up "
+                            f"to 65504) although the input was finite; {advice}") from None
+    return out
 
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
@@ -133,6 +146,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise ValueError(f"stft: expected 0 < n_fft <= {x.shape[1]} (the signal length"
                          f"{' after centre padding' if center else ''}), got n_fft = {n_fft}")
     y = ad.stft(x, w, n_fft, hop, 1 if normalized else 0, bool(onesided))
+    _checked("stft", input, y, "use normalized=True, a smaller signal or a float32 input")
     return y if input.dim() == 2 else y.squeeze(0)
 
 
@@ -175,4 +189,5 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     else:
         length = _int("istft", "length", length, 0)
     y = ad.istft(X, w, n_fft, hop, 1 if normalized else 2, not return_complex, start, length)
+    _checked("istft", input, y, "use a smaller spectrum or a complex64 input")
     return y if input.dim() == 3 else y.squeeze(0)

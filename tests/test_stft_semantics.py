@@ -158,3 +158,22 @@ ERRORS = [  # function, args, kwargs, exception, message
 def test_errors_name_the_function(fname, args, kwargs, exc, msg):
     with pytest.raises(exc, match=f"^{fname}: .*{msg}"):
         getattr(complexext, fname)(*args, **kwargs)
+
+
+def test_overflow_check():
+    """An unnormalised stft of a loud float16 signal overflows complex32 (inf);
+    with the check on, OverflowError names the function and the way out."""
+    x = torch.full((1, 2000), 300.0, dtype=torch.float16)
+    assert torch.isinf(torch.view_as_real(complexext.stft(x, 512, return_complex=True))).any()
+    with complexext.overflow_check():
+        with pytest.raises(OverflowError, match="^stft: the complex32 result overflowed.*"
+                                                "normalized=True"):
+            complexext.stft(x, 512, return_complex=True)
+        complexext.stft(x, 512, return_complex=True, normalized=True)
+
+
+def test_empty_batch():
+    x = torch.zeros(0, 100)
+    assert complexext.stft(x, 16, return_complex=True).shape == (0, 9, 26)
+    spec = torch.zeros(0, 9, 26, dtype=torch.complex64)
+    assert complexext.istft(spec, 16).shape == (0, 100)
