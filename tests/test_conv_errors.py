@@ -47,8 +47,9 @@ def test_groups(name):
         call(name, x, w, groups=0)
     with raises(TypeError, name, "groups must be an int"):
         call(name, x, w, groups=1.0)
-    with raises(ValueError, name, "with groups=2 .* the input must have"):
-        call(name, x, w[:, :2] if "transpose" not in name else w[:2], groups=2)
+    w2 = w if "transpose" in name else rand((4, 2) + w.shape[2:], C64)
+    with raises(ValueError, name, "with groups=2 .* the input must have 4 channels, got 6"):
+        call(name, torch.cat([x, x[:, :2]], 1), w2, groups=2)
 
 
 @pytest.mark.parametrize("name", ["conv1d", "conv2d"])
