@@ -54,6 +54,9 @@ TORCH_LIBRARY(complexext, m) {
   // The GPU kernels' per-block FFT code run on the CPU, thread by thread
   // between barriers (tests only): unnormalised c2c along the last dim.
   m.def("_block_fft_emulated(Tensor self, int threads_per_row, bool forward, int seed) -> Tensor");
+  // A cached plan's pass list and tables as tensors (csrc/cpu/plan_tables.cpp),
+  // for kernels launched from Python (Metal).
+  m.def("_plan_tables(int n, bool f64) -> (Tensor, Tensor, Tensor, Tensor, Tensor, int)");
 
   // Plan cache controls and build facts (no tensors: one kernel for all).
   m.def("plan_cache_size() -> int", &plan_cache_size);

@@ -1,0 +1,71 @@
+// The tables of a cached plan as tensors, for kernels launched from Python
+// (the Metal kernels: torch.mps.compile_shader takes its arguments from
+// Python, so the plan's pass list and tables must reach Python too).
+//
+//   passes   int64 (npasses, 4): radix, ns, twiddle offset, roots offset of
+//            the Stockham passes a one-block kernel runs: those of n itself,
+//            or of Bluestein's inner length m; (0, 4) when that plan is a
+//            large (multi-pass) one.
+//   twiddles, roots: the tables those passes index (complex).
+//   chirp (n), filter (m): Bluestein's tables; empty when n needs none.
+//   m:       Bluestein's convolution length, 0 when n needs none.
+//
+// Tables are the plan's own (computed in double, rounded once to the compute
+// type: complex64 for f64=false, complex128 for f64=true).
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include <cstring>
+#include <tuple>
+
+#include "plan.h"
+
+namespace complexext {
+namespace {
+
+using Tables = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, int64_t>;
+
+template <class S>
+at::Tensor complex_tensor(const std::vector<cx<S>>& v) {
+  const auto t = sizeof(S) == 8 ? at::kComplexDouble : at::kComplexFloat;
+  at::Tensor out = at::empty({(int64_t)v.size()}, at::TensorOptions().dtype(t));
+  if (!v.empty()) std::memcpy(out.data_ptr(), v.data(), v.size() * sizeof(cx<S>));
+  return out;
+}
+
+template <class S>
+Tables tables(int64_t n) {
+  const auto P = get_plan<S>(n);
+  const bool blue = P->d.bluestein != 0;
+  // The plan whose Stockham passes a one-block kernel would run, if any.
+  const Plan<S>* stock = nullptr;
+  if (!blue && !P->large) stock = P.get();
+  if (blue && P->inner && !P->inner->large) stock = P->inner.get();
+  const int np = stock ? stock->d.npasses : 0;
+  at::Tensor passes = at::empty({np, 4}, at::TensorOptions().dtype(at::kLong));
+  int64_t* p = passes.data_ptr<int64_t>();
+  for (int i = 0; i < np; ++i) {
+    const cx_pass& ps = stock->d.passes[i];
+    p[4 * i] = ps.radix;
+    p[4 * i + 1] = ps.ns;
+    p[4 * i + 2] = ps.tw;
+    p[4 * i + 3] = ps.roots;
+  }
+  const std::vector<cx<S>> none;
+  return {passes, complex_tensor<S>(stock ? stock->tw : none),
+          complex_tensor<S>(stock ? stock->roots : none), complex_tensor<S>(blue ? P->chirp : none),
+          complex_tensor<S>(blue ? P->filter : none), blue ? (int64_t)P->d.m : (int64_t)0};
+}
+
+Tables plan_tables(int64_t n, bool f64) {
+  TORCH_CHECK(n >= 1, "_plan_tables: n must be >= 1, got ", n);
+  return f64 ? tables<double>(n) : tables<float>(n);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
+  m.impl("_plan_tables", &plan_tables);
+}
+
+}  // namespace complexext
