@@ -167,3 +167,19 @@ def test_compile_complex32_and_dual_tensors(fresh_dynamo):
     with fwAD.dual_level():
         tangent = fwAD.unpack_dual(cfn(fwAD.make_dual(xd, t), wd)).tangent
     torch.testing.assert_close(tangent, expect)
+
+
+def test_compile_dynamic_shapes(fresh_dynamo):
+    ones = torch.ones(16, dtype=torch.float64)
+
+    def fn(x):
+        return complexext.istft(complexext.stft(x, 16, 4, return_complex=True), 16, 4)
+    cfn = torch.compile(fn, fullgraph=True, backend="aot_eager", dynamic=True)
+    for n in (40, 57, 80):
+        x = rand((2, n), torch.float64, seed=n).requires_grad_()
+        expect = torch.istft(torch.stft(x, 16, 4, window=ones, return_complex=True), 16, 4,
+                             window=ones)
+        got = cfn(x)
+        torch.testing.assert_close(got, expect)
+        torch.testing.assert_close(torch.autograd.grad(got.sum(), x),
+                                   torch.autograd.grad(expect.sum(), x))
