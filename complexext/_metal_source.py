@@ -1,0 +1,101 @@
+"""The Metal library source, assembled from the portable core (csrc/core)
+and the Metal kernels (csrc/metal) into the one string that
+torch.mps.compile_shader takes.
+
+Every `#include "..."` is inlined here, once per file (the headers'
+`#pragma once`), with `#line` markers so that compiler messages name the
+original files and lines. What remains is `#include <metal_stdlib>`, which
+the Metal compiler provides (and the CI check replaces with a shim).
+
+One adaptation of the core: its butterflies declare their constants
+`const double` (csrc/core/cx_butterfly.h), and Metal has no double type
+("'double' is not supported in Metal"). The core headers are therefore
+inlined with `double` defined as `float` under Metal only, and undefined
+again before the Metal kernels, so that a `double` in csrc/metal is still
+an error. Nothing changes where the core has no double.
+"""
+import functools
+import re
+from pathlib import Path
+
+CSRC = Path(__file__).resolve().parent.parent / "csrc"
+CORE = CSRC / "core"
+METAL = CSRC / "metal"
+# The kernel files of the library, in order.
+KERNEL_FILES = ("fft.metal", "ola.metal")
+
+HEADER = "#include <metal_stdlib>\nusing namespace metal;\n"
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"\s*$')
+_ONCE = re.compile(r"^\s*#\s*pragma\s+once\s*$")
+_CORE_OPEN = ("#if defined(__METAL_VERSION__)  // the core's `const double` constants\n"
+              "#define double float\n#endif\n")
+_CORE_CLOSE = "#undef double\n"
+
+
+def _rel(path):
+    try:
+        return path.relative_to(CSRC.parent).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _inline(path, seen, in_core):
+    """path's text with its quoted includes inlined (each file once)."""
+    out = [f'#line 1 "{_rel(path)}"\n']
+    lines = path.read_text().splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if _ONCE.match(line):
+            out.append("\n")
+            continue
+        m = _INCLUDE.match(line)
+        if m is None:
+            out.append(line if line.endswith("\n") else line + "\n")
+            continue
+        target = (path.parent / m.group(1)).resolve()
+        if not target.is_file():
+            raise FileNotFoundError(f"complexext Metal source: {_rel(path)}:{i + 1} includes "
+                                    f"{m.group(1)}, which does not exist")
+        if target not in seen:
+            seen.add(target)
+            enter_core = not in_core and CORE in target.parents
+            out.append(_CORE_OPEN if enter_core else "")
+            out.append(_inline(target, seen, in_core or enter_core))
+            out.append(_CORE_CLOSE if enter_core else "")
+        out.append(f'#line {i + 2} "{_rel(path)}"\n')
+    return "".join(out)
+
+
+def assemble(files=KERNEL_FILES, metal_dir=None):
+    """The library source for the given kernel files of metal_dir."""
+    metal_dir = Path(metal_dir) if metal_dir is not None else METAL
+    if not (CORE / "cx_block.h").is_file():
+        raise FileNotFoundError(
+            f"complexext: the kernel sources are not at {CSRC}; the Metal kernels are compiled "
+            "at run time from csrc/, so install from a source checkout "
+            "(pip install --no-build-isolation -e .)")
+    seen = set()
+    parts = [HEADER]
+    for name in files:
+        path = (metal_dir / name).resolve()
+        seen.add(path)
+        parts.append(_inline(path, seen, False))
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def source():
+    """The source of the library, read once."""
+    return assemble()
+
+
+def _defines(path, prefix):
+    out = {}
+    for m in re.finditer(rf"^#define {prefix}(\w+) (-?\d+)", path.read_text(), re.M):
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def layout(prefix):
+    """The numbers #defined as prefix* in csrc/metal/meta.h (MX_, OLA_)."""
+    return _defines(METAL / "meta.h", prefix)
