@@ -5,6 +5,7 @@ from . import fft  # noqa: F401
 from ._stft import istft, stft  # noqa: F401
 from . import backends  # noqa: F401
 from . import nn  # noqa: F401  (complex convolution: functional, modules, init)
+from . import _metal  # noqa: F401  (MPS kernels, registered where an Apple GPU is present)
 from ._overflow import is_overflow_check_enabled, overflow_check, set_overflow_check
 
 __all__ = ["fft", "stft", "istft", "backends", "set_overflow_check", "overflow_check",
