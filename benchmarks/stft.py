@@ -1,6 +1,6 @@
 """CPU speed and peak memory of complexext's complex32 STFT/ISTFT against torch.
 
-    python benchmarks/stft.py [--quick] [--threads N]
+    python benchmarks/stft.py [--quick] [--threads N] [--cpu-time] [--no-memory]
 
 Workload: 8 signals of 4 s at 16 kHz (8 x 64000 samples), a periodic Hann
 window, centred frames (reflect padding), at n_fft/hop 512/128 and 400/160.
@@ -19,7 +19,9 @@ alike. Speed-up columns are peer time / cx c32 time (above 1: complexext
 faster). On a machine shared with other work, a parallel region waits for
 its second thread to be scheduled, which weighs on every peer (torch.stft
 runs several such regions, complexext two: the padding and the kernel);
---threads 1 shows the cost without those waits. error/floor: relative RMS
+--threads 1 shows the cost without those waits, and --threads 1 --cpu-time
+times each call by its thread's CPU time (time.thread_time), which leaves
+out the time other processes hold the CPU. error/floor: relative RMS
 error of cx c32 against torch in float64 on the same data, over that of the
 exact result rounded to complex32 (stft) or float16 (istft); 1.0 is the
 best possible.
@@ -36,8 +38,10 @@ whole 4 KiB pages: +-0.1 MiB is noise.
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
+import time
 import warnings
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
@@ -92,6 +96,22 @@ def accuracy(n_fft, hop, x16):
             rel(iours, iref) / rel(iref.half(), iref))
 
 
+def cpu_times(fns, reps, warmup=2):
+    """Median CPU time of the calling thread per call, in turns like
+    interleaved_times: with one thread, the work of the call itself, not
+    counting the time other processes hold the CPU."""
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times = {k: [] for k in fns}
+    for _ in range(reps):
+        for k, fn in fns.items():
+            t0 = time.thread_time()
+            fn()
+            times[k].append(time.thread_time() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def _kib(field):
     return int(re.search(field + r":\s+(\d+) kB", open("/proc/self/status").read()).group(1))
 
@@ -127,13 +147,13 @@ def sizes(n_fft, hop):
     return BATCH * padded * 2, BATCH * (n_fft // 2 + 1) * frames * 4
 
 
-def speed_table(threads, reps):
+def speed_table(threads, reps, cpu_time):
     x16 = signal()
     ratios = []
     print(f"{'n_fft/hop':>9} {'call':>6} | {'cx c32':>7} {'cx f32':>7} {'torch':>7} "
           f"{'upcast':>7} | {'torch/cx c32':>12} {'upcast/cx c32':>13} | {'error/floor':>11}")
     for n_fft, hop in SETTINGS:
-        t = interleaved_times(calls(n_fft, hop, x16), reps=reps)
+        t = (cpu_times if cpu_time else interleaved_times)(calls(n_fft, hop, x16), reps=reps)
         err = accuracy(n_fft, hop, x16)
         for i, kind in enumerate(("stft", "istft")):
             ms = {k[len(kind) + 1:]: v * 1e3 for k, v in t.items() if k.startswith(kind + " ")}
@@ -142,7 +162,8 @@ def speed_table(threads, reps):
                   f"{ms['torch'] / ms['cx c32']:>11.2f}x {ms['upcast'] / ms['cx c32']:>12.2f}x | "
                   f"{err[i]:>11.3f}", flush=True)
         ratios.append(t["stft torch"] / t["stft cx c32"])
-    print("times in ms; speed-up: peer time / cx c32 time (above 1: complexext faster)")
+    print(f"{'CPU' if cpu_time else 'wall'} times in ms; speed-up: peer time / cx c32 time "
+          f"(above 1: complexext faster)")
     return min(ratios) >= 2
 
 
@@ -171,6 +192,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="fewer repeats")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory table")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="with --threads 1: time each call by the thread's CPU time")
     p.add_argument("--probe", help=argparse.SUPPRESS)
     p.add_argument("--setting", default="512/128", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -178,13 +201,15 @@ def main():
         n_fft, hop = map(int, a.setting.split("/"))
         print(probe_memory(a.probe, n_fft, hop, a.threads))
         return 0
+    if a.cpu_time and a.threads != 1:
+        p.error("--cpu-time needs --threads 1 (it times the calling thread only)")
     torch.set_num_threads(a.threads)
     reps = 5 if a.quick else 21
     print(f"complexext STFT/ISTFT, CPU: {BATCH} x {SAMPLES} samples (4 s at 16 kHz), Hann, "
           f"centred; torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
           f"{a.threads} threads; median of {reps} calls; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
-    fast = speed_table(a.threads, reps)
+    fast = speed_table(a.threads, reps, a.cpu_time)
     print("complex32 stft at least 2x faster than torch.stft float32 at both settings: "
           + ("yes" if fast else "NO"))
     if not a.no_memory:
