@@ -1,0 +1,67 @@
+"""torch.ops.complexext._plan_tables: a cached plan's Stockham passes and
+tables as tensors (what the Metal kernels are launched with)."""
+import numpy as np
+import pytest
+import torch
+
+ops = torch.ops.complexext
+
+
+def stockham(x, passes, tw, roots):
+    """The passes run as csrc/core/cx_stockham.h describes them, in numpy."""
+    n = x.size
+    for R, ns, t, r in passes:
+        y = np.empty_like(x)
+        q = n // R
+        for j in range(q):
+            k = j % ns
+            v = x[j + q * np.arange(R)].copy()
+            if ns > 1:
+                v[1:] *= tw[t + k * (R - 1): t + (k + 1) * (R - 1)]
+            w = roots[r:r + R] if R in (7, 11, 13) else np.exp(-2j * np.pi * np.arange(R) / R)
+            v = np.array([np.sum(v * w[(np.arange(R) * m) % R]) for m in range(R)])
+            y[(j // ns) * ns * R + k + ns * np.arange(R)] = v
+        x = y
+    return x
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 60, 77, 143, 1000, 2048, 4096])
+def test_passes_and_tables_compute_the_dft(n):
+    passes, tw, roots, chirp, filt, m = ops._plan_tables(n, True)
+    assert m == 0 and chirp.numel() == 0 and filt.numel() == 0
+    assert passes.dtype == torch.int64 and passes.shape[1] == 4
+    assert tw.dtype == roots.dtype == torch.complex128
+    p = [tuple(r) for r in passes.tolist()]
+    assert int(np.prod([r[0] for r in p])) == n
+    x = np.random.default_rng(n).standard_normal(n) + 0j
+    got = stockham(x, p, tw.numpy(), roots.numpy())
+    assert np.abs(got - np.fft.fft(x)).max() < 1e-9 * max(1, np.abs(x).sum())
+
+
+@pytest.mark.parametrize("n", [17, 97, 1031, 4099])
+def test_bluestein_tables(n):
+    passes, tw, roots, chirp, filt, m = ops._plan_tables(n, True)
+    assert m >= 2 * n - 1 and chirp.shape == (n,) and filt.shape == (m,)
+    k = np.arange(n)
+    c = np.exp(-1j * np.pi * ((k * k) % (2 * n)) / n)
+    assert np.abs(chirp.numpy() - c).max() < 1e-13
+    b = np.zeros(m, complex)
+    b[:n] = np.conj(c)
+    b[m - n + 1:] = np.conj(c[1:])[::-1]
+    assert np.abs(filt.numpy() - np.fft.fft(b) / m).max() < 1e-12
+    assert int(np.prod([r[0] for r in passes.tolist()])) == m  # the inner plan's passes
+
+
+def test_single_precision_and_large_plans():
+    p32 = ops._plan_tables(1000, False)
+    p64 = ops._plan_tables(1000, True)
+    assert p32[1].dtype == torch.complex64
+    assert torch.equal(p32[0], p64[0])
+    assert (p32[1] - p64[1].to(torch.complex64)).abs().max() == 0  # rounded once
+    passes, tw, roots, chirp, filt, m = ops._plan_tables(1 << 16, False)  # four-step: no passes
+    assert passes.shape == (0, 4) and tw.numel() == 0 and m == 0
+
+
+def test_bad_length():
+    with pytest.raises(RuntimeError, match="_plan_tables: n must be >= 1"):
+        ops._plan_tables(0, False)
