@@ -59,6 +59,8 @@ class Kernel:
 
 
 def _run(args, source):
+    if clang() is None:
+        raise RuntimeError("metal_check: clang++ not found (apt-get install clang)")
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "library.metal"
         path.write_text(source)
