@@ -135,10 +135,19 @@ struct group {
   cx_i64 ooff[W];
   typename in_io::index iidx;
   typename out_io::index oidx;
+  // J's pointers and strides, held here: the compiler cannot tell that the
+  // output stores leave *J alone and would reload them for every element.
+  const Ti* in;
+  To* out;
+  cx_i64 in_stride, out_stride;
   cx_i64 row0;
   int nl;          // lanes holding a real row (the rest repeat the last)
 
   void locate(cx_i64 g, cx_i64 nrows) {
+    in = (const Ti*)J->in;
+    out = (To*)J->out;
+    in_stride = J->in_stride;
+    out_stride = J->out_stride;
     row0 = g;
     nl = (int)(nrows - g < W ? nrows - g : W);
     const int cin = J->kind == CX_R2C ? 1 : 2, cout = J->kind == CX_C2R ? 1 : 2;
@@ -157,9 +166,9 @@ struct group {
     oidx.set(ooff);
   }
   // The pair of scalars at scalar offset s of each lane's row.
-  cx<V> load2(cx_i64 s) const { return in_io::load((const Ti*)J->in + s, ioff, iidx); }
-  void store2(cx_i64 s, cx<V> z) const { out_io::store((To*)J->out + s, ooff, oidx, nl, z); }
-  cx<V> load_c(cx_i64 k) const { return load2(k * J->in_stride * 2); }
+  cx<V> load2(cx_i64 s) const { return in_io::load(in + s, ioff, iidx); }
+  void store2(cx_i64 s, cx<V> z) const { out_io::store(out + s, ooff, oidx, nl, z); }
+  cx<V> load_c(cx_i64 k) const { return load2(k * in_stride * 2); }
   // Writes pairs k = 0, 1, 2, ... in order (scalar offset 2*k*step): when
   // the pairs of a row are adjacent they go out in runs of 16.
   struct run_writer {
@@ -178,23 +187,21 @@ struct group {
       if (count == 16) flush();
     }
     void flush() {
-      if (count) out_io::store_run((To*)G->J->out + 2 * k0, G->ooff, G->oidx, G->nl, buf, count);
+      if (count) out_io::store_run(G->out + 2 * k0, G->ooff, G->oidx, G->nl, buf, count);
       k0 += count;
       count = 0;
     }
     ~run_writer() { flush(); }
   };
-  void store_c(cx_i64 k, cx<V> z) const { store2(k * J->out_stride * 2, z); }
+  void store_c(cx_i64 k, cx<V> z) const { store2(k * out_stride * 2, z); }
   V load_r(cx_i64 k) const {
-    const Ti* in = (const Ti*)J->in;
-    const cx_i64 s = k * J->in_stride;
+    const cx_i64 s = k * in_stride;
     V z;
     for (int l = 0; l < W; ++l) z[l] = ld<S>(in + ioff[l] + s);
     return z;
   }
   void store_r(cx_i64 k, V z) const {
-    To* out = (To*)J->out;
-    const cx_i64 s = k * J->out_stride;
+    const cx_i64 s = k * out_stride;
     for (int l = 0; l < nl; ++l) st<S>(out + ooff[l] + s, z[l]);
   }
 
@@ -207,19 +214,18 @@ struct group {
       // A long stride defeats the hardware prefetcher (a new page every few
       // elements): fetch a few elements ahead for the first and last lane,
       // which covers every lane when they are adjacent.
-      const bool far = J->in_stride * 2 * (cx_i64)sizeof(Ti) >= 256;
-      const Ti* in = (const Ti*)J->in;
+      const bool far = in_stride * 2 * (cx_i64)sizeof(Ti) >= 256;
       for (cx_i64 k = 0; k < n; ++k) {
         if (far && k + 8 < n) {
-          __builtin_prefetch(in + ioff[0] + (k + 8) * J->in_stride * 2);
-          __builtin_prefetch(in + ioff[W - 1] + (k + 8) * J->in_stride * 2);
+          __builtin_prefetch(in + ioff[0] + (k + 8) * in_stride * 2);
+          __builtin_prefetch(in + ioff[W - 1] + (k + 8) * in_stride * 2);
         }
         a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
         if (wi) a[k] = cx_scale(a[k], wi[k]);
       }
     } else if (J->kind == CX_R2C && n % 2 == 0) {
       for (cx_i64 k = 0; k < h; ++k) {
-        a[k] = J->in_stride == 1 ? load2(2 * k) : cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
+        a[k] = in_stride == 1 ? load2(2 * k) : cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
         if (wi) a[k] = cx_make<V>(a[k].re * wi[2 * k], a[k].im * wi[2 * k + 1]);
       }
     } else if (J->kind == CX_R2C) {
@@ -261,7 +267,7 @@ struct group {
       const S* lim = (const S*)J->row_tw_im;
       const cx_i64 N = J->row_tw_n, step = rt ? row0 % N : 0;
       cx_i64 idx = 0;
-      run_writer w(this, J->out_stride);
+      run_writer w(this, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
         cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], wo ? sc * wo[k] : sc);
         if (rt) {
@@ -286,14 +292,14 @@ struct group {
         if (J->out_len == n && k > 0 && k < h) store_c(n - k, cx_conj(X));
       }
     } else if (J->kind == CX_R2C) {
-      run_writer w(this, J->out_stride);
+      run_writer w(this, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) w.put(cx_scale(r[k], sc));
     } else if (n % 2 == 0) {
       run_writer w(this, 1);
       for (cx_i64 k = 0; k < h; ++k) {
         cx<V> z = cx_scale(cx_conj(r[k]), sc);
         if (wo) z = cx_make<V>(z.re * wo[2 * k], z.im * wo[2 * k + 1]);
-        if (J->out_stride == 1) {
+        if (out_stride == 1) {
           w.put(z);
         } else {
           store_r(2 * k, z.re);
