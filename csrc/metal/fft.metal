@@ -106,7 +106,7 @@ CX_FN void mtl_fft_group(const CX_GLOBAL Ti* x, CX_GLOBAL To* y, const CX_GLOBAL
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
   const int npasses = (int)M[MX_NPASSES];
-  for (int round = 0; round < 1 + blue; ++round) {
+  for (int sweep = 0; sweep < 1 + blue; ++sweep) {
     for (int i = 0; i < npasses; ++i) {
       if (active) cx_block_pass<float>(t, tpr, len, mtl_pass(M, i), tab + M[MX_TW],
                                        tab + M[MX_ROOTS], a, b);
@@ -115,7 +115,7 @@ CX_FN void mtl_fft_group(const CX_GLOBAL Ti* x, CX_GLOBAL To* y, const CX_GLOBAL
       a = b;
       b = tmp;
     }
-    if (blue && round == 0) {
+    if (blue && sweep == 0) {
       if (active) cx_block_pointwise<float>(t, tpr, len, tab + M[MX_FILTER], a);
       threadgroup_barrier(mem_flags::mem_threadgroup);
     }
