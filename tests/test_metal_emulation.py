@@ -161,3 +161,21 @@ def test_threadgroups_stay_within_limits():
         if name.startswith("cx_fft"):
             assert threads % group == 0, (name, threads, group)
     assert np.unique([c[0] for c in lib.calls]).size > 2
+
+
+def test_every_kernel_of_the_library_runs():
+    lib = _metal_lib.library()
+    lib.calls.clear()
+    w = torch.hann_window(256)
+    for cdtype in (torch.complex32, torch.complex64):
+        x = crand((3, 8, 600), cdtype, 11)
+        _metal_ops.fft_c2c(x, [1, 2], 0, True)   # fp16 -> fp32 work -> fp16 (or fp32 only)
+        _metal_ops.fft_c2c(x, [2, 1], 0, True)
+        _metal_ops.fft_c2c(x[..., :16], [2], 0, True)
+        _metal_ops.fft_c2c(x, [2], 0, True)       # one pass, 1200 values: the 32 KB kernels
+        r = rrand((3, 4100), REAL[cdtype], 12)
+        _metal_ops.fft_r2c(r, [1], 0, True)      # longer than a block: the map kernels
+        _metal_ops.fft_c2r(x[..., :9], [1, 2], 0, 16)
+        X = _metal_stft.stft(r, w, 256, 64, 0, True)
+        _metal_stft.istft(X, w, 256, 64, 2, True, 128, 1000)
+    assert {c[0] for c in lib.calls} == set(dir(lib))
