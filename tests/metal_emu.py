@@ -76,7 +76,8 @@ def build(source):
     """(ctypes library, kernel signatures) for source, cached on disk."""
     cxx = compiler()
     kernels = _signatures(source, cxx)
-    key = hashlib.sha256((source + (EMU / "runtime.h").read_text()
+    harness = _harness(kernels)
+    key = hashlib.sha256((source + harness + (EMU / "runtime.h").read_text()
                           + (EMU / "metal_stdlib").read_text()).encode()).hexdigest()[:16]
     cache = Path(tempfile.gettempdir()) / "complexext_metal_emu"
     cache.mkdir(exist_ok=True)
@@ -84,7 +85,7 @@ def build(source):
     if not so.exists():
         with tempfile.TemporaryDirectory() as d:
             (Path(d) / "library.metal").write_text(source)
-            (Path(d) / "harness.cpp").write_text(_harness(kernels))
+            (Path(d) / "harness.cpp").write_text(harness)
             tmp = Path(d) / "lib.so"
             res = subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-w", "-I", str(EMU),
                                   "-I", d, str(Path(d) / "harness.cpp"), "-o", str(tmp)],
