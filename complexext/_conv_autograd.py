@@ -1,4 +1,5 @@
-"""Differentiation of complexext::convolution.
+"""Differentiation of complexext::convolution and its weight gradient
+complexext::convolution_weight_grad.
 
 y = conv(x, w) + b is complex-bilinear in (x, w) (no conjugates), so with
 PyTorch's conventions (backward of a complex-linear map A is A^H g):
@@ -6,17 +7,18 @@ PyTorch's conventions (backward of a complex-linear map A is A^H g):
     grad_x = A_w^H g : the adjoint convolution with conj(w): a transposed
              convolution for a convolution and the other way round, with
              the same stride, padding, dilation and groups;
-    grad_w = A_x^H g : the correlation of conj(x) with g, itself a
-             convolution (see _correlate);
+    grad_w = A_x^H g : the correlation of conj(x) with g at each tap: the
+             op convolution_weight_grad (aten's real weight gradient on the
+             doubled layout), differentiable in turn (WeightGrad below);
     grad_b = g summed over batch and spatial dims;
     jvp    = conv(tx, w) + conv(x, tw) + tb, computed as one convolution
              with stacked channels (one rounding in complex32).
 
 A real weight or bias gets the real part of its gradient. Every formula is
-written with the differentiable dispatcher `convolution` below, so
-derivatives of every order compose. The op's Autograd kernel applies the
-Function (see _conv_registrations.py); under torch.func transforms the
-dispatcher applies it directly.
+written with the differentiable dispatchers `convolution` and
+`conv_weight_grad` below, so derivatives of every order compose. Each op's
+Autograd kernel applies its Function (see _conv_registrations.py); under
+torch.func transforms the dispatchers apply them directly.
 """
 import torch
 
@@ -39,6 +41,16 @@ def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, 
     return ops.convolution(x, w, b, *args)
 
 
+def conv_weight_grad(g, x, weight_size, real_weight, stride, padding, dilation, transposed,
+                     output_padding, groups):
+    """Differentiable complexext::convolution_weight_grad."""
+    args = (list(weight_size), real_weight, list(stride), list(padding), list(dilation),
+            transposed, list(output_padding), groups)
+    if _function_needed():
+        return WeightGrad.apply(g, x, *args)
+    return ops.convolution_weight_grad(g, x, *args)
+
+
 def _conj(t):
     """A conjugated copy (conj_physical): no conj views, which forward-mode AD
     under vmap does not handle in torch 2.13."""
@@ -51,21 +63,6 @@ def _narrow(t, sizes):
         if t.shape[i + 2] != n:
             t = t.narrow(i + 2, 0, n)
     return t
-
-
-def _correlate(a, k, ksize, stride, padding, dilation, groups):
-    """r[c, i, j] = sum_{n,t} a[n, g(c)*Ca_g + i, j*dilation + t*stride - padding] * k[n, c, t]
-    for j < ksize, g(c) the group of channel c of k: shape (Ck, Ca/groups, *ksize).
-
-    A convolution with batch and channels swapped: a as (Ca_g, groups*N, ...),
-    k as the weight (Ck, N, ...), stride and dilation exchanged."""
-    n, ca, ck, g = a.shape[0], a.shape[1], k.shape[1], groups
-    a2 = a.reshape(n, g, ca // g, *a.shape[2:]).movedim(0, 2).transpose(0, 1)
-    a2 = a2.reshape(ca // g, g * n, *a.shape[2:])
-    k2 = k.reshape(n, g, ck // g, *k.shape[2:]).movedim(0, 2).reshape(ck, n, *k.shape[2:])
-    zeros = [0] * len(ksize)
-    r = convolution(a2, k2, None, dilation, padding, stride, False, zeros, g)
-    return _narrow(r, ksize).transpose(0, 1)
 
 
 def _sum_bias(g):
@@ -96,13 +93,8 @@ def input_grad(g, x, w, args):
 
 
 def weight_grad(g, x, w, args):
-    stride, padding, dilation, transposed, _, groups = args
-    ksize = w.shape[2:]
-    if transposed:
-        gw = _correlate(g, _conj(x), ksize, stride, padding, dilation, groups)
-    else:
-        gw = _correlate(_conj(x), g, ksize, stride, padding, dilation, groups)
-    return gw if w.is_complex() else gw.real
+    """sum of conj(x) * g at each tap (the op; Re of it for a real weight)."""
+    return conv_weight_grad(g, x, w.shape, not w.is_complex(), *args)
 
 
 def backward(ctx, g):
@@ -179,3 +171,64 @@ class Convolution(torch.autograd.Function):
     @staticmethod
     def vmap(info, in_dims, *args):
         return batched(Convolution.apply, info, in_dims, *args)
+
+
+# convolution_weight_grad: W = sum conj(x) g, complex-linear in g and
+# conjugate-linear in x. With gW the gradient of W: grad_g = A_x^H gW is the
+# forward convolution of x with weight gW, and grad_x is the input gradient
+# of a convolution with weight gW (conv_transpose(g, conj(gW)) or its
+# transposed counterpart). jvp: W(tg, x) + W(g, tx), one call on batches
+# stacked along dim 0.
+
+def wgrad_setup_context(ctx, inputs, output):
+    g, x, weight_size, real_weight, *args = inputs
+    ctx.save_for_backward(g, x)
+    ctx.save_for_forward(g, x)
+    ctx.wargs = (weight_size, real_weight, *args)
+    ctx.args = tuple(args)
+
+
+def wgrad_backward(ctx, gw):
+    g, x = ctx.saved_tensors
+    grad_g = grad_x = None
+    if ctx.needs_input_grad[0]:
+        grad_g = convolution(x, gw, None, *ctx.args)
+    if ctx.needs_input_grad[1]:
+        grad_x = input_grad(g, x, gw, ctx.args)
+    return grad_g, grad_x, None, None, None, None, None, None, None, None
+
+
+def wgrad_jvp(ctx, tg, tx, *_):
+    g, x = ctx.saved_tensors
+    if tg is not None and tx is not None:
+        return conv_weight_grad(torch.cat([tg, g]), torch.cat([x, tx]), *ctx.wargs)
+    return conv_weight_grad(tg, x, *ctx.wargs) if tg is not None else \
+        conv_weight_grad(g, tx, *ctx.wargs)
+
+
+def batched_wgrad(fn, info, in_dims, g, x, weight_size, real_weight, stride, padding, dilation,
+                  transposed, output_padding, groups):
+    """The vmap dim joins the groups: channels of each vmap entry side by side."""
+    n = info.batch_size
+    g, x = [t.movedim(d, 1) if d is not None else t.unsqueeze(1).expand(t.shape[0], n, *t.shape[1:])
+            for t, d in zip((g, x), in_dims[:2])]
+    g = g.reshape(g.shape[0], -1, *g.shape[3:])
+    x = x.reshape(x.shape[0], -1, *x.shape[3:])
+    size = [n * weight_size[0], *weight_size[1:]]
+    out = fn(g, x, size, real_weight, stride, padding, dilation, transposed, output_padding,
+             n * groups)
+    return out.reshape(n, *weight_size), 0
+
+
+class WeightGrad(torch.autograd.Function):
+    setup_context = staticmethod(wgrad_setup_context)
+    backward = staticmethod(wgrad_backward)
+    jvp = staticmethod(wgrad_jvp)
+
+    @staticmethod
+    def forward(g, x, *args):
+        return ops.convolution_weight_grad(g, x, *args)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        return batched_wgrad(WeightGrad.apply, info, in_dims, *args)

@@ -1,7 +1,7 @@
-"""Python-side registrations of complexext::convolution: the fake kernel,
-the vmap rule and the Autograd kernel (which applies the autograd.Function
-of _conv_autograd.py, so the op has backward and jvp formulas of its own,
-in eager and compiled code)."""
+"""Python-side registrations of complexext::convolution and
+complexext::convolution_weight_grad: fake kernels, vmap rules and Autograd
+kernels (which apply the autograd.Functions of _conv_autograd.py, so the ops
+have backward and jvp formulas of their own, in eager and compiled code)."""
 import torch
 import torch.autograd.forward_ad as fwAD
 
@@ -31,28 +31,54 @@ def _convolution_fake(x, w, b, stride, padding, dilation, transposed, output_pad
     return x.new_empty(shape)
 
 
+@torch.library.register_fake("complexext::convolution_weight_grad")
+def _weight_grad_fake(g, x, weight_size, real_weight, stride, padding, dilation, transposed,
+                      output_padding, groups):
+    if not x.is_complex() or g.dtype != x.dtype:
+        raise RuntimeError(f"convolution_weight_grad: expected complex input and grad_output "
+                           f"of one dtype, got {x.dtype} and {g.dtype}")
+    w = x.new_empty(weight_size, dtype=ck.REAL_OF[x.dtype] if real_weight else x.dtype)
+    shape = _convolution_fake(x, w, None, stride, padding, dilation, transposed, output_padding,
+                              groups).shape
+    if tuple(g.shape) != tuple(shape):
+        raise RuntimeError(f"convolution_weight_grad: expected a grad_output of shape "
+                           f"{tuple(shape)}, got {tuple(g.shape)}")
+    return w
+
+
 torch.library.register_vmap(
     "complexext::convolution",
     lambda info, in_dims, *args: ad.batched(ops.convolution, info, in_dims, *args))
+torch.library.register_vmap(
+    "complexext::convolution_weight_grad",
+    lambda info, in_dims, *args: ad.batched_wgrad(ops.convolution_weight_grad, info, in_dims,
+                                                  *args))
 
 
-def _autograd_kernel(x, w, b, *rest):
-    """Below autograd when no gradient and no forward-mode tangent is asked
-    for; the autograd.Function otherwise. (torch.library.register_autograd
-    would give backward only and drop forward-mode tangents silently.)"""
-    tensors = [t for t in (x, w, b) if t is not None]
-    tangent = any(fwAD.unpack_dual(t).tangent is not None for t in tensors)
-    grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
-    if not tangent and not grad:
-        with torch._C._AutoDispatchBelowADInplaceOrView():
-            return ops.convolution(x, w, b, *rest)
-    if torch._C._are_functorch_transforms_active():
-        raise RuntimeError(
-            "complexext::convolution: torch.func transforms (grad, vjp, jvp, jacrev, ...) of "
-            "the raw op are not supported; call the complexext.nn.functional functions, which "
-            "support them (outside torch.compile)")
-    return ad.Convolution.apply(x, w, b, *rest)
+def _autograd_kernel(name, fn, n_tensors):
+    """The op's Autograd kernel: below autograd when no gradient and no
+    forward-mode tangent is asked for; the autograd.Function fn otherwise.
+    (torch.library.register_autograd would give backward only and drop
+    forward-mode tangents silently.)"""
+    op = getattr(ops, name)
+
+    def kernel(*args):
+        tensors = [t for t in args[:n_tensors] if t is not None]
+        tangent = any(fwAD.unpack_dual(t).tangent is not None for t in tensors)
+        grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        if not tangent and not grad:
+            with torch._C._AutoDispatchBelowADInplaceOrView():
+                return op(*args)
+        if torch._C._are_functorch_transforms_active():
+            raise RuntimeError(
+                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) of "
+                f"the raw op are not supported; call the complexext.nn.functional functions, "
+                f"which support them (outside torch.compile)")
+        return fn.apply(*args)
+    return kernel
 
 
 _lib = torch.library.Library("complexext", "IMPL")
-_lib.impl("convolution", _autograd_kernel, "Autograd")
+_lib.impl("convolution", _autograd_kernel("convolution", ad.Convolution, 3), "Autograd")
+_lib.impl("convolution_weight_grad",
+          _autograd_kernel("convolution_weight_grad", ad.WeightGrad, 2), "Autograd")

@@ -37,6 +37,10 @@ TORCH_LIBRARY(complexext, m) {
   // or of its real counterpart, bias optional (complex or real).
   m.def("convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
         "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor");
+  // Its weight gradient: sum of conj(input) * grad_output at each tap.
+  m.def("convolution_weight_grad(Tensor grad_output, Tensor input, SymInt[] weight_size, "
+        "bool real_weight, int[] stride, int[] padding, int[] dilation, bool transposed, "
+        "int[] output_padding, int groups) -> Tensor");
 
   // Fused STFT of a (batch, time) signal, already padded: frames of n_fft
   // every hop_length samples, windowed on the load; out (batch, freq,

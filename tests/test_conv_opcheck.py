@@ -1,6 +1,7 @@
-"""torch.library.opcheck of complexext::convolution (schema, fake kernel,
-autograd registration, AOT dispatch with static and dynamic shapes), its
-fake kernel against the CPU kernel, and its vmap rule."""
+"""torch.library.opcheck of complexext::convolution and
+complexext::convolution_weight_grad (schema, fake kernel, autograd
+registration, AOT dispatch with static and dynamic shapes), the fake kernel
+against the CPU kernel, and the vmap rules."""
 import pytest
 import torch
 import torch.func as F
@@ -93,6 +94,38 @@ def test_vmap_rule_of_the_op(in_dims):
     for i in range(n):
         pick = [t if d is None else t.select(d, i) for t, d in zip(inputs, in_dims)]
         torch.testing.assert_close(got[i], ops.convolution(*pick, *args), rtol=1e-13, atol=1e-13)
+
+
+def weight_grad_args(sample, grad=False):
+    """(grad_output, input, weight_size, real_weight, *args) of a sample."""
+    x, w, b, *args = make(sample)
+    g = rand(ops.convolution(x, w, b, *args).shape, x.dtype, seed=5)
+    return (g.requires_grad_(grad), x.detach().requires_grad_(grad), list(w.shape),
+            not w.is_complex(), *args)
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
+@pytest.mark.parametrize("sample", SAMPLES[1::2] + SAMPLES[:1], ids=sample_id)
+def test_opcheck_weight_grad(sample, grad):
+    tests = ("test_schema", "test_autograd_registration", "test_faketensor",
+             "test_aot_dispatch_dynamic")
+    if grad and sample[0] == C32:
+        tests = tests[:3]  # no complex32 sum on CPU (see above)
+    torch.library.opcheck(ops.convolution_weight_grad.default, weight_grad_args(sample, grad),
+                          test_utils=tests)
+
+
+@pytest.mark.parametrize("in_dims", [(0, None), (None, 0), (1, 0)], ids=str)
+def test_vmap_rule_of_the_weight_grad(in_dims):
+    g, x, *rest = weight_grad_args(SAMPLES[3])
+    n = 3
+    batched = [rand((n,) + t.shape, t.dtype, seed=7 + i) for i, t in enumerate((g, x))]
+    inputs = [t if d is None else batched[i].movedim(0, d) for i, (t, d) in
+              enumerate(zip((g, x), in_dims))]
+    got = F.vmap(lambda g, x: ops.convolution_weight_grad(g, x, *rest), in_dims=in_dims)(*inputs)
+    for i in range(n):
+        pick = [t if d is None else t.select(d, i) for t, d in zip(inputs, in_dims)]
+        torch.testing.assert_close(got[i], ops.convolution_weight_grad(*pick, *rest))
 
 
 def test_func_transforms_of_the_raw_op_are_refused_by_name():

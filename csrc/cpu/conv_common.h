@@ -1,0 +1,36 @@
+// Shared by the convolution kernels (conv_ops.cpp, conv_grad.cpp): argument
+// checks, the compute type, the real weight layout and the 1-d lift.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <optional>
+#include <vector>
+
+namespace complexext {
+namespace conv {
+
+// fp32 for complex32 and complex64, fp64 for complex128.
+inline at::ScalarType compute_type(at::ScalarType t) {
+  return t == at::kComplexDouble ? at::kDouble : at::kFloat;
+}
+
+// The output shape of convolution(x, w, bias, ...) after checking every
+// argument; messages start with op.
+std::vector<int64_t> output_shape(const char* op, const at::Tensor& x, const at::Tensor& w,
+                                  const std::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                                  at::IntArrayRef padding, at::IntArrayRef dilation,
+                                  bool transposed, at::IntArrayRef output_padding, int64_t G);
+
+// A 1-d argument list as 2-d: {first, v[0]} (1-d convolutions run as 2-d
+// ones of height 1, for oneDNN's channels-last path).
+inline std::vector<int64_t> lift(at::IntArrayRef v, int64_t first) { return {first, v[0]}; }
+
+// The real tensors' layout: channels-last for oneDNN (fp32), planar for the
+// fp64 fallback.
+inline bool channels_last(at::ScalarType compute) { return compute == at::kFloat; }
+inline at::MemoryFormat channels_last_format(int64_t dim) {
+  return dim == 5 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;
+}
+
+}  // namespace conv
+}  // namespace complexext
