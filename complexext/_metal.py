@@ -6,18 +6,34 @@ The library is compiled on the first call of an op on MPS, once
 (_metal_lib). complex128/float64 inputs get a clear error (Metal has no
 float64).
 """
+import importlib
+
 import torch
 
-from . import _metal_conv, _metal_ops, _metal_stft
-
+# op -> (module, function) of its MPS kernel. The modules are imported at
+# the first call (they read csrc/metal/meta.h), so that importing complexext
+# never needs the kernel sources.
 KERNELS = {
-    "fft_c2c": _metal_ops.fft_c2c,
-    "fft_r2c": _metal_ops.fft_r2c,
-    "fft_c2r": _metal_ops.fft_c2r,
-    "stft": _metal_stft.stft,
-    "istft": _metal_stft.istft,
-    "convolution": _metal_conv.convolution,
+    "fft_c2c": ("_metal_ops", "fft_c2c"),
+    "fft_r2c": ("_metal_ops", "fft_r2c"),
+    "fft_c2r": ("_metal_ops", "fft_c2r"),
+    "stft": ("_metal_stft", "stft"),
+    "istft": ("_metal_stft", "istft"),
+    "convolution": ("_metal_conv", "convolution"),
 }
+
+
+def kernel(name):
+    """The MPS kernel of op `name`."""
+    module, fn = KERNELS[name]
+    return getattr(importlib.import_module(f"complexext.{module}"), fn)
+
+
+def _deferred(name):
+    def run(*args):
+        return kernel(name)(*args)
+    run.__name__ = f"{name}_mps"
+    return run
 
 _registered = []
 
@@ -32,8 +48,8 @@ def available():
 def register(key="MPS"):
     """Registers KERNELS for dispatch key `key`; returns the Library holding them."""
     lib = torch.library.Library("complexext", "IMPL")
-    for name, fn in KERNELS.items():
-        lib.impl(name, fn, key)
+    for name in KERNELS:
+        lib.impl(name, _deferred(name), key)
     _registered.append(lib)
     return lib
 

@@ -65,14 +65,18 @@ def _inline(path, seen, in_core):
     return "".join(out)
 
 
-def assemble(files=KERNEL_FILES, metal_dir=None):
-    """The library source for the given kernel files of metal_dir."""
-    metal_dir = Path(metal_dir) if metal_dir is not None else METAL
-    if not (CORE / "cx_block.h").is_file():
+def _need_sources():
+    if not (CORE / "cx_block.h").is_file() or not (METAL / "meta.h").is_file():
         raise FileNotFoundError(
             f"complexext: the kernel sources are not at {CSRC}; the Metal kernels are compiled "
             "at run time from csrc/, so install from a source checkout "
             "(pip install --no-build-isolation -e .)")
+
+
+def assemble(files=KERNEL_FILES, metal_dir=None):
+    """The library source for the given kernel files of metal_dir."""
+    metal_dir = Path(metal_dir) if metal_dir is not None else METAL
+    _need_sources()
     seen = set()
     parts = [HEADER]
     for name in files:
@@ -98,4 +102,5 @@ def _defines(path, prefix):
 @functools.lru_cache(maxsize=None)
 def layout(prefix):
     """The numbers #defined as prefix* in csrc/metal/meta.h (MX_, OLA_)."""
+    _need_sources()
     return _defines(METAL / "meta.h", prefix)

@@ -54,6 +54,8 @@ def test_registration_covers_every_op():
     assert out.stdout.strip() == str(sorted(_metal.KERNELS))
     assert set(_metal.KERNELS) == {"fft_c2c", "fft_r2c", "fft_c2r", "stft", "istft",
                                    "convolution"}
+    for name in _metal.KERNELS:
+        assert _metal.kernel(name).__name__ == name
 
 
 def test_meta_fields_land_where_the_kernels_read_them():
