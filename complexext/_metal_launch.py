@@ -77,11 +77,17 @@ def tables(n, device):
     return Tables(n, torch.device(device))
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=8)
 def twiddles(n, device):
     """exp(-2*pi*i*k/n), k < n, computed in float64, stored as fp32 pairs."""
     a = torch.arange(n, dtype=torch.float64) * (2 * math.pi / n)
     return torch.stack([torch.cos(a), -torch.sin(a)], -1).to(torch.float32).to(device)
+
+
+def clear_tables():
+    """Frees the plan tables and twiddles kept on devices."""
+    tables.cache_clear()
+    twiddles.cache_clear()
 
 
 @functools.lru_cache(maxsize=8)
