@@ -1,7 +1,7 @@
 """CPU speed and peak memory of complexext's complex32 convolution against torch.
 
     python benchmarks/conv.py [--quick] [--threads N] [--shapes conv1d conv2d ...]
-                              [--no-memory]
+                              [--no-memory] [--no-generic] [--backward]
 
 Shapes (forward only, with bias):
   conv1d   (8, 64, 16000) by (64, 64, 3)
@@ -14,18 +14,25 @@ Shapes (forward only, with bias):
            (8, 64, 128, 200)
 
 Peers, on the same data:
-  cx c32     complexext.nn.functional on complex32 (fp32 inside)
-  torch c32  torch.nn.functional on complex32 (three half convolutions);
-             very slow, so timed once (one warm-up call on a single batch
-             entry first)
-  torch c64  torch.nn.functional on complex64
-  upcast     complex32 -> complex64 -> torch -> complex32, what torch offers
-             for complex32 in practice
-Time: median of several calls after warm-up; cx c32, torch c64 and upcast
-take turns (one call each per round), so a change in machine load falls on
-all of them alike. Ratios are peer time / cx c32 time: above 1 means
-complexext is faster. Must: >= 10 against torch c32, and cx c32 time <= 1.25
-times torch c64 time (torch c64 / cx c32 >= 0.8).
+  cx c32       complexext.nn.functional on complex32 (fp32 inside)
+  torch c32    torch.nn.functional on complex32 (three half convolutions, Gauss
+               trick). On CPUs with AVX512-FP16 or AMX-FP16, torch runs them
+               on oneDNN's fp16 kernels; elsewhere on its generic half path.
+  torch c64    torch.nn.functional on complex64
+  upcast       complex32 -> complex64 -> torch -> complex32, what torch offers
+               for complex32 in practice
+  torch c32 generic (timed once, skip with --no-generic): torch's complex32
+               with oneDNN switched off for that call, the path torch takes
+               on CPUs without fp16 hardware; seconds per call.
+Time: median of several calls after warm-up; the peers take turns (one
+call each per round), so a change in machine load falls on all of them
+alike (torch c32 is timed once when its warm-up call takes over a second).
+Ratios are peer time / cx c32 time: above 1 means complexext is faster.
+Must: >= 10 against torch c32, and cx c32 time <= 1.25 times torch c64's
+(torch c64 / cx c32 >= 0.8).
+
+--backward adds forward + backward (gradients of input, weight and bias),
+batch 2, cx c32 against torch c64 and torch c32.
 
 Peak memory: each (shape, peer) runs in a fresh subprocess that makes the
 inputs, makes one call on a single batch entry (oneDNN primitives and
@@ -48,7 +55,7 @@ warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 import torch  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
 
-import complexext  # noqa: E402
+import complexext  # noqa: E402,F401  (loads the kernels)
 import complexext.nn.functional as CF  # noqa: E402
 
 SHAPES = {  # name: (input shape, weight shape, transposed, kwargs)
@@ -82,11 +89,35 @@ def peers(name, x, w, b):
     x64, w64, b64 = (t.to(torch.complex64) for t in (x, w, b))
     return {
         "cx": lambda: call(name, CF, x, w, b),
+        "torch32": lambda: call(name, TF, x, w, b),
         "torch64": lambda: call(name, TF, x64, w64, b64),
         "upcast": lambda: call(name, TF, *(t.to(torch.complex64) for t in (x, w, b))
                                ).to(torch.chalf),
-        "torch32": lambda: call(name, TF, x, w, b),
     }
+
+
+def generic_torch32(name, x, w, b):
+    """torch's complex32 convolution without oneDNN (as on CPUs without fp16
+    hardware)."""
+    with torch.backends.mkldnn.flags(enabled=False):
+        return call(name, TF, x, w, b)
+
+
+def backward_peers(name):
+    x, w, b = data(name, batch=2)
+
+    def step(lib, dtype):
+        args = [t.to(dtype).requires_grad_() for t in (x, w, b)]
+        y = call(name, lib, *args)
+        torch.autograd.grad(y, args, torch.ones_like(y))
+    return {"cx": lambda: step(CF, torch.chalf), "torch32": lambda: step(TF, torch.chalf),
+            "torch64": lambda: step(TF, torch.complex64)}
+
+
+def timed_once(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def interleaved(fns, reps, warmup=1):
@@ -132,12 +163,73 @@ def error_ratio(name, x, w, b, y):
     return err(y) / err(ref.to(torch.chalf))
 
 
+def cpu_fp16_hardware():
+    flags = open("/proc/cpuinfo").read().split()
+    return [f for f in ("avx512_fp16", "amx_fp16") if f in flags] or ["none"]
+
+
+def forward_table(a, reps):
+    print(f"{'shape':>6} | {'cx c32':>8} {'torch c32':>10} {'torch c64':>9} {'upcast':>8} "
+          f"{'c32 generic':>11} | ratio to cx c32: {'torch c32':>9} {'torch c64':>9} "
+          f"{'upcast':>7} {'c32 generic':>11} | {'err/floor':>9}")
+    failed = []
+    for name in a.shapes:
+        x, w, b = data(name)
+        fns = peers(name, x, w, b)
+        t32 = timed_once(fns["torch32"])  # warm-up; slow hardware paths: timed once
+        if t32 > 1.0:
+            fns.pop("torch32")
+        t = interleaved(fns, reps)
+        t.setdefault("torch32", t32)
+        t["generic"] = float("nan") if a.no_generic else timed_once(
+            lambda: generic_torch32(name, x, w, b))
+        r = {k: v / t["cx"] for k, v in t.items()}
+        err = error_ratio(name, x, w, b, fns["cx"]())
+        ms = lambda k: f"{t[k] * 1e3:.0f}ms"  # noqa: E731
+        print(f"{name:>6} | {ms('cx'):>8} {ms('torch32'):>10} {ms('torch64'):>9} "
+              f"{ms('upcast'):>8} {ms('generic'):>11} | {'':>16} {r['torch32']:>8.1f}x "
+              f"{r['torch64']:>8.2f}x {r['upcast']:>6.2f}x {r['generic']:>10.1f}x | "
+              f"{err:>9.3f}", flush=True)
+        failed += [f"{name} (torch c32 {r['torch32']:.1f}x < 10x)"] if r["torch32"] < 10 else []
+        failed += [f"{name} (torch c64 {r['torch64']:.2f}x < 0.8x)"] if r["torch64"] < 0.8 else []
+    print("ratio: peer time / cx c32 time (above 1: complexext faster). Must: torch c32 >= 10x, "
+          "torch c64 >= 0.8x (cx c32 at most 1.25x torch c64's time).")
+    print("err/floor: cx c32 relative RMS error against complex128 over that of the exact "
+          "result rounded to complex32 (1.0 is the best possible).")
+    return failed
+
+
+def backward_table(a, reps):
+    print(f"\nforward + backward, batch 2: {'shape':>6} | {'cx c32':>8} {'torch c32':>10} "
+          f"{'torch c64':>9} | ratio to cx c32: {'torch c32':>9} {'torch c64':>9}")
+    for name in a.shapes:
+        t = interleaved(backward_peers(name), reps)
+        print(f"{'':>28}{name:>6} | {t['cx'] * 1e3:>6.0f}ms {t['torch32'] * 1e3:>8.0f}ms "
+              f"{t['torch64'] * 1e3:>7.0f}ms | {'':>16} {t['torch32'] / t['cx']:>8.2f}x "
+              f"{t['torch64'] / t['cx']:>8.2f}x", flush=True)
+
+
+def memory_table(a):
+    print("\npeak memory growth of one call, MiB (fresh process each; inputs excluded)")
+    print(f"{'shape':>6} | {'output':>7} | {'cx c32':>7} {'torch c32':>9} {'torch c64':>9} "
+          f"{'upcast':>7}")
+    for name in a.shapes:
+        m = {k: measure_memory(name, k, a.threads) for k in ("cx", "torch32", "torch64",
+                                                             "upcast")}
+        print(f"{name:>6} | {m['cx'][1] / MiB:>7.0f} | {m['cx'][0] / MiB:>7.0f} "
+              f"{m['torch32'][0] / MiB:>9.0f} {m['torch64'][0] / MiB:>9.0f} "
+              f"{m['upcast'][0] / MiB:>7.0f}", flush=True)
+    print("output: size of the complex32 output (torch c64's is twice that).")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer repeats")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory table")
+    p.add_argument("--no-generic", action="store_true", help="skip torch c32 without oneDNN")
+    p.add_argument("--backward", action="store_true", help="also time forward + backward")
     p.add_argument("--probe", help=argparse.SUPPRESS)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
@@ -146,44 +238,15 @@ def main():
         return 0
     reps = 3 if a.quick else 7
     print(f"complexext convolution, CPU: torch {torch.__version__}, {a.threads} threads, "
-          f"load average {os.getloadavg()[0]:.1f}; median of {reps} calls (torch c32: one)")
-    print(f"{'shape':>6} | {'cx c32':>8} {'torch c32':>10} {'torch c64':>9} {'upcast':>8} | "
-          f"{'ratio to cx c32:':<16} {'torch c32':>9} {'torch c64':>9} {'upcast':>7} | "
-          f"{'err/floor':>9}")
-    failed = []
-    for name in a.shapes:
-        x, w, b = data(name)
-        fns = peers(name, x, w, b)
-        slow = fns.pop("torch32")
-        peers(name, x[:1], w, b)["torch32"]()
-        t0 = time.perf_counter()
-        slow()
-        t32 = time.perf_counter() - t0
-        t = interleaved(fns, reps)
-        ratio = error_ratio(name, x, w, b, fns["cx"]())
-        r32, r64, rup = t32 / t["cx"], t["torch64"] / t["cx"], t["upcast"] / t["cx"]
-        print(f"{name:>6} | {t['cx'] * 1e3:>6.0f}ms {t32 * 1e3:>8.0f}ms {t['torch64'] * 1e3:>7.0f}ms "
-              f"{t['upcast'] * 1e3:>6.0f}ms | {'':<16} {r32:>8.1f}x {r64:>8.2f}x {rup:>6.2f}x | "
-              f"{ratio:>9.3f}", flush=True)
-        if r32 < 10 or r64 < 0.8:
-            failed.append(name)
-    print("ratio: peer time / cx c32 time (above 1: complexext faster). Must: torch c32 >= 10x, "
-          "torch c64 >= 0.8x (cx c32 at most 1.25x torch c64's time).")
-    print("err/floor: cx c32 relative RMS error against complex128 over that of the exact "
-          "result rounded to complex32 (1.0 is the best possible).")
+          f"load average {os.getloadavg()[0]:.1f}, CPU fp16 hardware: "
+          f"{', '.join(cpu_fp16_hardware())}; median of {reps} calls")
+    failed = forward_table(a, reps)
+    if a.backward:
+        backward_table(a, reps)
     if not a.no_memory:
-        print(f"\npeak memory growth of one call, MiB (fresh process each; inputs excluded)")
-        print(f"{'shape':>6} | {'output':>7} | {'cx c32':>7} {'torch c32':>9} {'torch c64':>9} "
-              f"{'upcast':>7}")
-        for name in a.shapes:
-            m = {k: measure_memory(name, k, a.threads) for k in ("cx", "torch32", "torch64",
-                                                                 "upcast")}
-            print(f"{name:>6} | {m['cx'][1] / MiB:>7.0f} | {m['cx'][0] / MiB:>7.0f} "
-                  f"{m['torch32'][0] / MiB:>9.0f} {m['torch64'][0] / MiB:>9.0f} "
-                  f"{m['upcast'][0] / MiB:>7.0f}", flush=True)
-        print("output: size of the complex32 output (torch c64: twice that).")
+        memory_table(a)
     if failed:
-        print("NOT MET on: " + ", ".join(failed))
+        print("NOT MET: " + "; ".join(failed))
         return 1
     return 0
 
