@@ -20,6 +20,7 @@ KERNELS = {
     "stft": ("_metal_stft", "stft"),
     "istft": ("_metal_stft", "istft"),
     "convolution": ("_metal_conv", "convolution"),
+    "convolution_weight_grad": ("_metal_conv", "convolution_weight_grad"),
 }
 
 

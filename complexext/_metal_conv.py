@@ -14,7 +14,7 @@ the CPU tests check this layout against the CPU kernel.
 """
 import torch
 
-from ._conv_registrations import _convolution_fake
+from ._conv_registrations import _convolution_fake, _weight_grad_fake
 from ._metal_ops import check_dtype
 from ._metal_fft import pairs
 
@@ -41,6 +41,17 @@ def _bias(b, cout, nsp):
     return br.to(R).reshape(shape), bi.to(R).reshape(shape)
 
 
+def _split(t, groups, fold_batch):
+    """t (B, C, S...) complex as the real fp32 tensor of the doubled layout."""
+    B, C = t.shape[:2]
+    spatial = tuple(t.shape[2:])
+    tr = pairs(t).to(R)
+    if fold_batch:
+        return tr.movedim(-1, 0).reshape((2 * B, C) + spatial)
+    tr = tr.reshape((B, groups, C // groups) + spatial + (2,)).movedim(-1, 2)
+    return tr.reshape((B, 2 * C) + spatial)
+
+
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     check_dtype("convolution", x, w, b)
     out = _convolution_fake(x, w, b, stride, padding, dilation, transposed, output_padding,
@@ -53,15 +64,8 @@ def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, 
     if C == 0:  # no input channels: the bias alone
         y = torch.zeros(out.shape + (2,), dtype=R, device=x.device)
     else:
-        xr = pairs(x).to(R)  # (B, C, S..., 2)
-        if w.is_complex():
-            Cg = C // groups
-            xs = xr.reshape((B, groups, Cg) + spatial + (2,)).movedim(-1, 2)
-            xs = xs.reshape((B, 2 * C) + spatial)
-            ws = doubled_weight(w, groups, transposed)
-        else:
-            xs = xr.movedim(-1, 0).reshape((2 * B, C) + spatial)
-            ws = w.to(R)
+        xs = _split(x, groups, not w.is_complex())
+        ws = doubled_weight(w, groups, transposed) if w.is_complex() else w.to(R)
         y = torch.convolution(xs, ws, None, list(stride), list(padding), list(dilation),
                               transposed, list(output_padding), groups)
         sp = tuple(y.shape[2:])
@@ -74,4 +78,35 @@ def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, 
         br, bi = _bias(b, cout, nsp)
         y = torch.stack([y[..., 0] + br, y[..., 1] + (bi if bi is not None else 0)], -1)
     pairs(out).copy_(y)
+    return out
+
+
+def convolution_weight_grad(g, x, weight_size, real_weight, stride, padding, dilation,
+                            transposed, output_padding, groups):
+    """The weight gradient, sum of conj(x) * g at each tap, as the CPU kernel
+    computes it (csrc/cpu/conv_grad.cpp): aten's real weight gradient on the
+    doubled layout, whose blocks A_rr, A_ri, A_ir, A_ii (rows: output re/im,
+    columns: input re/im) give gw = (A_rr + A_ii) + i (A_ir - A_ri)
+    (transposed: i (A_ri - A_ir)); a real weight gets Re(gw)."""
+    check_dtype("convolution_weight_grad", g, x)
+    out = _weight_grad_fake(g, x, weight_size, real_weight, stride, padding, dilation,
+                            transposed, output_padding, groups)
+    if x.numel() == 0 or g.numel() == 0:
+        return out.zero_() if out.numel() else out
+    ws = list(weight_size)
+    if not real_weight:
+        ws[0], ws[1] = 2 * ws[0], 2 * ws[1]
+    w = torch.empty(ws, dtype=R, device=x.device)  # its sizes only: no input gradient
+    a = torch.ops.aten.convolution_backward(
+        _split(g, groups, real_weight), _split(x, groups, real_weight), w, None, list(stride),
+        list(padding), list(dilation), transposed, list(output_padding), groups,
+        [False, True, False])[1]
+    if real_weight:
+        out.copy_(a)
+        return out
+    k = tuple(weight_size[2:])
+    A = a.reshape((groups, 2, weight_size[0] // groups, 2, weight_size[1]) + k)
+    re = A[:, 0, :, 0] + A[:, 1, :, 1]
+    im = A[:, 0, :, 1] - A[:, 1, :, 0] if transposed else A[:, 1, :, 0] - A[:, 0, :, 1]
+    pairs(out).copy_(torch.stack([re, im], -1).reshape(tuple(weight_size) + (2,)))
     return out

@@ -53,7 +53,7 @@ def test_registration_covers_every_op():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(sorted(_metal.KERNELS))
     assert set(_metal.KERNELS) == {"fft_c2c", "fft_r2c", "fft_c2r", "stft", "istft",
-                                   "convolution"}
+                                   "convolution", "convolution_weight_grad"}
     for name in _metal.KERNELS:
         assert _metal.kernel(name).__name__ == name
 
@@ -126,7 +126,10 @@ def test_device_tables_and_twiddles():
     lambda: _metal_conv.convolution(torch.zeros(1, 1, 3, dtype=torch.complex128),
                                     torch.zeros(1, 1, 1, dtype=torch.complex128), None, [1],
                                     [0], [1], False, [0], 1),
-], ids=["fft_c2c", "fft_r2c", "fft_c2r", "stft", "istft", "convolution"])
+    lambda: _metal_conv.convolution_weight_grad(
+        torch.zeros(1, 1, 3, dtype=torch.complex128), torch.zeros(1, 1, 3, dtype=torch.complex128),
+        [1, 1, 1], False, [1], [0], [1], False, [0], 1),
+], ids=["fft_c2c", "fft_r2c", "fft_c2r", "stft", "istft", "convolution", "weight_grad"])
 def test_float64_gets_a_clear_error(call):
     with pytest.raises(RuntimeError, match="not supported on MPS.*Metal has no float64"):
         call()
@@ -165,5 +168,29 @@ def test_convolution_layout_matches_cpu(case, weight, cdtype):
                                    b.to(wide[b.dtype]), *args))
     if cdtype == torch.complex32:  # one rounding of an fp32 sum: the floor
         assert rel_rms(got, ref) <= 1.15 * rounding_floor(ref, cdtype)
+    else:
+        assert rel_rms(got, ref) <= 1e-6
+
+
+@pytest.mark.parametrize("cdtype", [torch.complex32, torch.complex64], ids=str)
+@pytest.mark.parametrize("real_weight", [False, True], ids=["complex", "real"])
+@pytest.mark.parametrize("case", CONV, ids=lambda c: str(c[0]))
+def test_weight_grad_matches_cpu(case, real_weight, cdtype):
+    xs, ws, *args = case
+    g = torch.Generator().manual_seed(len(xs) + 1)
+    x = torch.randn(xs, dtype=torch.complex64, generator=g).to(cdtype)
+    w = torch.zeros(ws, dtype=cdtype)
+    shape = ops.convolution(x, w, None, *args).shape
+    gy = torch.randn(shape, dtype=torch.complex64, generator=g).to(cdtype)
+    got = _metal_conv.convolution_weight_grad(gy, x.conj(), list(ws), real_weight, *args)
+    want = ops.convolution_weight_grad(gy, x.conj(), list(ws), real_weight, *args)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    ref = to_numpy(ops.convolution_weight_grad(gy.to(torch.complex128),
+                                               x.conj().to(torch.complex128), list(ws),
+                                               real_weight, *args))
+    if not np.any(ref):
+        assert not to_numpy(got).any()
+    elif cdtype == torch.complex32:
+        assert rel_rms(got, ref) <= 1.15 * rounding_floor(ref, got.dtype)
     else:
         assert rel_rms(got, ref) <= 1e-6

@@ -104,6 +104,17 @@ def test_gradient_matches_cpu(device):
     assert (grads[0] - grads[1]).abs().max() <= 1e-5 * grads[0].abs().max()
 
 
+def test_convolution_gradients_match_cpu(device):
+    x, w = data((2, 3, 10, 9), torch.complex64, 7), data((4, 3, 3, 3), torch.complex64, 8)
+    grads = []
+    for dev in ("cpu", device):
+        xd, wd = x.to(dev).requires_grad_(), w.to(dev).requires_grad_()
+        cnf.conv2d(xd, wd, padding=1).abs().pow(2).sum().backward()
+        grads.append((xd.grad.cpu(), wd.grad.cpu()))
+    for a, b in zip(*grads):
+        assert (a - b).abs().max() <= 1e-5 * a.abs().max()
+
+
 def test_complex128(device):
     x = torch.randn(8, dtype=torch.complex128)
     if device != "mps":
