@@ -26,7 +26,7 @@ Peers, on the same data:
                on CPUs without fp16 hardware; seconds per call.
 Time: median of several calls after warm-up; the peers take turns (one
 call each per round), so a change in machine load falls on all of them
-alike (torch c32 is timed once when its warm-up call takes over a second).
+alike (a peer whose warm-up call takes over a second is timed once).
 Ratios are peer time / cx c32 time: above 1 means complexext is faster.
 Must: >= 10 against torch c32, and cx c32 time <= 1.25 times torch c64's
 (torch c64 / cx c32 >= 0.8).
@@ -51,6 +51,7 @@ import time
 import warnings
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
+warnings.filterwarnings("ignore", message="TF32 acceleration on top of oneDNN")
 
 import torch  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
@@ -120,17 +121,17 @@ def timed_once(fn):
     return time.perf_counter() - t0
 
 
-def interleaved(fns, reps, warmup=1):
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times = {k: [] for k in fns}
+def interleaved(fns, reps):
+    """Median wall time of each callable, in turns (one call each per round)
+    after one warm-up call each. A peer whose warm-up call takes over a
+    second is timed by that call alone."""
+    first = {k: timed_once(fn) for k, fn in fns.items()}
+    fast = {k: fn for k, fn in fns.items() if first[k] <= 1.0}
+    times = {k: [] for k in fast}
     for _ in range(reps):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
+        for k, fn in fast.items():
+            times[k].append(timed_once(fn))
+    return {k: statistics.median(times[k]) if k in fast else first[k] for k in fns}
 
 
 def _kib(field):
@@ -176,11 +177,7 @@ def forward_table(a, reps):
     for name in a.shapes:
         x, w, b = data(name)
         fns = peers(name, x, w, b)
-        t32 = timed_once(fns["torch32"])  # warm-up; slow hardware paths: timed once
-        if t32 > 1.0:
-            fns.pop("torch32")
         t = interleaved(fns, reps)
-        t.setdefault("torch32", t32)
         t["generic"] = float("nan") if a.no_generic else timed_once(
             lambda: generic_torch32(name, x, w, b))
         r = {k: v / t["cx"] for k, v in t.items()}
