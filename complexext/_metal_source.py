@@ -6,13 +6,6 @@ Every `#include "..."` is inlined here, once per file (the headers'
 `#pragma once`), with `#line` markers so that compiler messages name the
 original files and lines. What remains is `#include <metal_stdlib>`, which
 the Metal compiler provides (and the CI check replaces with a shim).
-
-One adaptation of the core: its butterflies declare their constants
-`const double` (csrc/core/cx_butterfly.h), and Metal has no double type
-("'double' is not supported in Metal"). The core headers are therefore
-inlined with `double` defined as `float` under Metal only, and undefined
-again before the Metal kernels, so that a `double` in csrc/metal is still
-an error. Nothing changes where the core has no double.
 """
 import functools
 import re
@@ -27,9 +20,6 @@ KERNEL_FILES = ("fft.metal", "ola.metal")
 HEADER = "#include <metal_stdlib>\nusing namespace metal;\n"
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"\s*$')
 _ONCE = re.compile(r"^\s*#\s*pragma\s+once\s*$")
-_CORE_OPEN = ("#if defined(__METAL_VERSION__)  // the core's `const double` constants\n"
-              "#define double float\n#endif\n")
-_CORE_CLOSE = "#undef double\n"
 
 
 def _rel(path):
@@ -39,7 +29,7 @@ def _rel(path):
         return path.as_posix()
 
 
-def _inline(path, seen, in_core):
+def _inline(path, seen):
     """path's text with its quoted includes inlined (each file once)."""
     out = [f'#line 1 "{_rel(path)}"\n']
     lines = path.read_text().splitlines(keepends=True)
@@ -57,10 +47,7 @@ def _inline(path, seen, in_core):
                                     f"{m.group(1)}, which does not exist")
         if target not in seen:
             seen.add(target)
-            enter_core = not in_core and CORE in target.parents
-            out.append(_CORE_OPEN if enter_core else "")
-            out.append(_inline(target, seen, in_core or enter_core))
-            out.append(_CORE_CLOSE if enter_core else "")
+            out.append(_inline(target, seen))
         out.append(f'#line {i + 2} "{_rel(path)}"\n')
     return "".join(out)
 
@@ -82,7 +69,7 @@ def assemble(files=KERNEL_FILES, metal_dir=None):
     for name in files:
         path = (metal_dir / name).resolve()
         seen.add(path)
-        parts.append(_inline(path, seen, False))
+        parts.append(_inline(path, seen))
     return "".join(parts)
 
 

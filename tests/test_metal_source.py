@@ -43,12 +43,6 @@ def test_compile_shader_takes_it_unchanged(source):
     assert _embed_headers(lines, [include], set()) == source + "\n"
 
 
-def test_double_is_float_only_inside_the_core(source):
-    core_open = source.index("#define double float")
-    assert source.index("#undef double") < source.index('#line 1 "csrc/metal/meta.h"')
-    assert source.index('#line 1 "csrc/core/cx_block.h"') > core_open
-
-
 def test_meta_layout_is_consistent():
     mx = _metal_source.layout("MX_")
     fields = [v for k, v in mx.items() if k not in (
@@ -85,7 +79,7 @@ BROKEN = {
                           "uint gid [[thread_positon_in_grid]]) {  "),
     "too much threadgroup memory": ("MTL_FFT_KERNEL(cx_fft_hh_l, cx_half_t, cx_half_t, 4096)",
                                     "MTL_FFT_KERNEL(cx_fft_hh_l, cx_half_t, cx_half_t, 8192)"),
-    "core without the double adaptation": ("#define double float\n", "\n"),
+    "double in the core": ("typedef float cx_kreal;", "typedef double cx_kreal;"),
     "type error": ("  return cx_load<float>(x, off + k * s);", "  return x[off + k * s];"),
 }
 

@@ -16,8 +16,8 @@ CX_FN void cx_dft2(CX_PRIVATE cx<T>* v) {
 
 template <typename T, typename S>
 CX_FN void cx_dft3(CX_PRIVATE cx<T>* v) {
-  const double c = -0.5;                         // cos(2pi/3)
-  const double s = -0.86602540378443864676;      // -sin(2pi/3)
+  const cx_kreal c = -0.5;                         // cos(2pi/3)
+  const cx_kreal s = -0.86602540378443864676;      // -sin(2pi/3)
   cx<T> t = v[1] + v[2];
   cx<T> m = v[0] + cx_scale(t, (S)c);
   cx<T> d = cx_mul_i(cx_scale(v[1] - v[2], (S)s));
@@ -38,10 +38,10 @@ CX_FN void cx_dft4(CX_PRIVATE cx<T>* v) {
 
 template <typename T, typename S>
 CX_FN void cx_dft5(CX_PRIVATE cx<T>* v) {
-  const double c1 = 0.30901699437494742410;   // cos(2pi/5)
-  const double c2 = -0.80901699437494742410;  // cos(4pi/5)
-  const double s1 = -0.95105651629515357212;  // -sin(2pi/5)
-  const double s2 = -0.58778525229247312917;  // -sin(4pi/5)
+  const cx_kreal c1 = 0.30901699437494742410;   // cos(2pi/5)
+  const cx_kreal c2 = -0.80901699437494742410;  // cos(4pi/5)
+  const cx_kreal s1 = -0.95105651629515357212;  // -sin(2pi/5)
+  const cx_kreal s2 = -0.58778525229247312917;  // -sin(4pi/5)
   cx<T> t1 = v[1] + v[4], t2 = v[2] + v[3];
   cx<T> d1 = v[1] - v[4], d2 = v[2] - v[3];
   cx<T> m1 = v[0] + cx_scale(t1, (S)c1) + cx_scale(t2, (S)c2);
@@ -57,7 +57,7 @@ CX_FN void cx_dft5(CX_PRIVATE cx<T>* v) {
 
 template <typename T, typename S>
 CX_FN void cx_dft8(CX_PRIVATE cx<T>* v) {
-  const double h = 0.70710678118654752440;  // 1/sqrt(2)
+  const cx_kreal h = 0.70710678118654752440;  // 1/sqrt(2)
   cx<T> e[4] = {v[0], v[2], v[4], v[6]};
   cx<T> o[4] = {v[1], v[3], v[5], v[7]};
   cx_dft4<T, S>(e);
@@ -76,9 +76,9 @@ CX_FN void cx_dft8(CX_PRIVATE cx<T>* v) {
 // twiddles exp(-2*pi*i*j*k1/16), then DFT-4 across, output k1 + 4*k2.
 template <typename T, typename S>
 CX_FN void cx_dft16(CX_PRIVATE cx<T>* v) {
-  const double c = 0.92387953251128675613;  // cos(pi/8)
-  const double s = 0.38268343236508977173;  // sin(pi/8)
-  const double h = 0.70710678118654752440;  // 1/sqrt(2)
+  const cx_kreal c = 0.92387953251128675613;  // cos(pi/8)
+  const cx_kreal s = 0.38268343236508977173;  // sin(pi/8)
+  const cx_kreal h = 0.70710678118654752440;  // 1/sqrt(2)
   cx<T> t[16];
   for (int j = 0; j < 4; ++j) {
     cx<T> q[4] = {v[j], v[j + 4], v[j + 8], v[j + 12]};

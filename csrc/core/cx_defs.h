@@ -42,6 +42,14 @@ typedef unsigned int cx_u32;
 typedef unsigned short cx_u16;
 #endif
 
+// Type of the butterflies' constants: double where the compiler has it (so
+// they round once, to the compute type), float in Metal, which has no double.
+#if defined(CX_METAL)
+typedef float cx_kreal;
+#else
+typedef double cx_kreal;
+#endif
+
 // Most passes a plan may have: 2^62 in radix-2 steps is far beyond any
 // length we accept, so this bound is never reached by a valid plan.
 #define CX_MAX_PASSES 64
