@@ -44,6 +44,8 @@ def main(argv=None):
 
     print("\n== self-check")
     ok = _selfcheck.run(seed=args.seed)
+    from complexext import _selfcheck_ops
+    ok = _selfcheck_ops.run(seed=args.seed) and ok
 
     if not args.no_speed:
         from complexext import _bench
