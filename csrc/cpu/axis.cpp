@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -57,6 +58,20 @@ Scratch::Scratch(size_t bytes) {
   p = b.p;
 }
 
+void parallel_dynamic(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  const int64_t threads = at::get_num_threads();
+  if (n <= grain || threads == 1 || at::in_parallel_region()) {
+    if (n > 0) f(0, n);
+    return;
+  }
+  // Chunks of at least grain items, small enough for some 4 per thread.
+  const int64_t chunk = std::max<int64_t>(grain, n / (4 * threads));
+  std::atomic<int64_t> next{0};
+  at::parallel_for(0, std::min(threads, (n + chunk - 1) / chunk), 1, [&](int64_t, int64_t) {
+    for (int64_t b; (b = next.fetch_add(chunk)) < n;) f(b, std::min(n, b + chunk));
+  });
+}
+
 void run_job(cx_axis_job& J) {
   if (J.nrows == 0) return;
   const IsaKernels& K = isa();
@@ -76,7 +91,7 @@ void run_job(cx_axis_job& J) {
   // Enough rows per task that a task does some 64 K points of work.
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, J.n * W));
   // Nested calls (a large row inside a parallel loop) run serially.
-  at::parallel_for(0, groups, grain, [&](int64_t g0, int64_t g1) {
+  parallel_dynamic(groups, grain, [&](int64_t g0, int64_t g1) {
     Scratch s(bytes);
     K.run(&J, g0 * W, std::min(g1 * W, J.nrows), s.p);
   });
@@ -101,7 +116,7 @@ size_t storage_bytes(int t) { return t == CX_F16 ? 2 : t == CX_F32 ? 4 : 8; }
 // c2c rows of a four-step length, each read and written in place.
 template <class S>
 void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
-  at::parallel_for(0, J.nrows, 1, [&](int64_t r0, int64_t r1) {
+  parallel_dynamic(J.nrows, 1, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       int64_t rest = r, io = 0, oo = 0;
       for (int d = J.nd - 1; d >= 0; --d) {

@@ -3,6 +3,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdlib>
+#include <functional>
 
 #include "axis_job.h"
 
@@ -29,6 +30,12 @@ class Scratch {
   static thread_local Buf bufs[kLevels];
   static thread_local int depth;
 };
+
+// f over [0, n) in chunks of at least grain items, taken by the threads from
+// a shared counter: a thread slowed by other work on its core takes fewer
+// chunks (at::parallel_for splits statically). Each item's result does not
+// depend on the thread that computes it. Serial inside a parallel region.
+void parallel_dynamic(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
 
 // Run every row of J, in parallel over groups of rows.
 void run_job(cx_axis_job& J);
