@@ -38,7 +38,6 @@ whole 4 KiB pages: +-0.1 MiB is noise.
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -96,22 +95,6 @@ def accuracy(n_fft, hop, x16):
             rel(iours, iref) / rel(iref.half(), iref))
 
 
-def cpu_times(fns, reps, warmup=2):
-    """Median CPU time of the calling thread per call, in turns like
-    interleaved_times: with one thread, the work of the call itself, not
-    counting the time other processes hold the CPU."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times = {k: [] for k in fns}
-    for _ in range(reps):
-        for k, fn in fns.items():
-            t0 = time.thread_time()
-            fn()
-            times[k].append(time.thread_time() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
-
-
 def _kib(field):
     return int(re.search(field + r":\s+(\d+) kB", open("/proc/self/status").read()).group(1))
 
@@ -153,7 +136,10 @@ def speed_table(threads, reps, cpu_time):
     print(f"{'n_fft/hop':>9} {'call':>6} | {'cx c32':>7} {'cx f32':>7} {'torch':>7} "
           f"{'upcast':>7} | {'torch/cx c32':>12} {'upcast/cx c32':>13} | {'error/floor':>11}")
     for n_fft, hop in SETTINGS:
-        t = (cpu_times if cpu_time else interleaved_times)(calls(n_fft, hop, x16), reps=reps)
+        # --cpu-time: the calling thread's CPU time, which leaves out the time
+        # other processes hold the CPU (meaningful with one thread)
+        clock = time.thread_time if cpu_time else time.perf_counter
+        t = interleaved_times(calls(n_fft, hop, x16), reps=reps, clock=clock)
         err = accuracy(n_fft, hop, x16)
         for i, kind in enumerate(("stft", "istft")):
             ms = {k[len(kind) + 1:]: v * 1e3 for k, v in t.items() if k.startswith(kind + " ")}

@@ -61,22 +61,16 @@ struct cx_rows {
   cx_i64 out_strides[CX_BLOCK_MAX_DIMS];
 };
 
-CX_FN cx_i64 cx_row_in_offset(cx_rows R, cx_i64 row) {
+CX_FN cx_i64 cx_row_offset(cx_rows R, cx_i64 row, int out) {
   cx_i64 off = 0;
   for (int d = R.nd - 1; d >= 0; --d) {
-    off += (row % R.sizes[d]) * R.in_strides[d];
+    off += (row % R.sizes[d]) * (out ? R.out_strides[d] : R.in_strides[d]);
     row /= R.sizes[d];
   }
   return off;
 }
-CX_FN cx_i64 cx_row_out_offset(cx_rows R, cx_i64 row) {
-  cx_i64 off = 0;
-  for (int d = R.nd - 1; d >= 0; --d) {
-    off += (row % R.sizes[d]) * R.out_strides[d];
-    row /= R.sizes[d];
-  }
-  return off;
-}
+CX_FN cx_i64 cx_row_in_offset(cx_rows R, cx_i64 row) { return cx_row_offset(R, row, 0); }
+CX_FN cx_i64 cx_row_out_offset(cx_rows R, cx_i64 row) { return cx_row_offset(R, row, 1); }
 
 // ---- phases ------------------------------------------------------------------
 template <typename S, typename Ti>
