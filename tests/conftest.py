@@ -44,3 +44,65 @@ DEVICES = _device_params()
 @pytest.fixture(params=DEVICES)
 def device(request):
     return request.param
+
+
+# --- device helpers -------------------------------------------------------------
+# MPS has no float64: a case on "mps" with a float64/complex128 parameter (also
+# inside a tuple parameter), or marked float64, is skipped with that reason.
+
+NO_FLOAT64 = "MPS has no float64"
+DOUBLE = (torch.float64, torch.complex128)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "float64: computes in float64/complex128 on the "
+                                       "device (skipped on MPS: MPS has no float64)")
+
+
+def _dtypes(value):
+    if isinstance(value, torch.dtype):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            if isinstance(v, torch.dtype):
+                yield v
+
+
+def pytest_runtest_setup(item):
+    spec = getattr(item, "callspec", None)
+    if spec is None or spec.params.get("device") != "mps":
+        return
+    if item.get_closest_marker("float64") or any(
+            d in DOUBLE for v in spec.params.values() for d in _dtypes(v)):
+        pytest.skip(NO_FLOAT64)
+
+
+def skip_float64(device, *dtypes):
+    """Skips an MPS case that needs float64/complex128 (dtypes: those it uses)."""
+    if device == "mps" and (not dtypes or any(d in DOUBLE for d in dtypes)):
+        pytest.skip(NO_FLOAT64)
+
+
+def widest(device, complex_=True):
+    """The most precise dtype the device has: complex128/float64, or
+    complex64/float32 on MPS."""
+    if device == "mps":
+        return torch.complex64 if complex_ else torch.float32
+    return torch.complex128 if complex_ else torch.float64
+
+
+def to_device(t, device):
+    """t on device (on MPS complex tensors go through their real view, the way
+    MPS copies complex32 whatever its own complex support). Keeps the conj bit."""
+    if device == "mps" and t.is_complex():
+        if t.is_conj():
+            return to_device(t.conj(), device).conj()
+        return torch.view_as_complex(torch.view_as_real(t).to(device))
+    return t.to(device)
+
+
+def to_cpu(t):
+    """t on the CPU (complex MPS tensors through their real view)."""
+    if t.device.type == "mps" and t.is_complex():
+        return torch.view_as_complex(torch.view_as_real(t.resolve_conj()).cpu())
+    return t.cpu()
