@@ -98,6 +98,12 @@ def output_shape(name, x, w, b, stride, padding, dilation, transposed, output_pa
                          f"{x.shape[1]} (input shape {tuple(x.shape)})")
     if b is not None and tuple(b.shape) != (cout,):
         raise ValueError(f"{name}: expected a bias of shape ({cout},), got {tuple(b.shape)}")
+    if any(k < 1 for k in w.shape[2:]):
+        raise ValueError(f"{name}: kernel sizes must be >= 1, got a weight of shape "
+                         f"{tuple(w.shape)}")
+    if x.shape[0] and x.shape[1] and any(n < 1 for n in x.shape[2:]):
+        raise ValueError(f"{name}: spatial sizes of a non-empty input must be >= 1, got "
+                         f"input shape {tuple(x.shape)}")
     shape = [x.shape[0], cout]
     for i in range(nsp):
         span = dilation[i] * (w.shape[i + 2] - 1) + 1
