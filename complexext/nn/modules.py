@@ -18,6 +18,8 @@ from torch.nn.modules.utils import _pair, _single
 
 from . import functional as F
 from . import init
+from .. import _conv_checks as ck
+from .._conv_api import _groups
 
 __all__ = ["ComplexConv1d", "ComplexConv2d", "ComplexConvTranspose1d", "ComplexConvTranspose2d"]
 
@@ -59,18 +61,49 @@ def pad(name, x, pads, mode):
     return x
 
 
+def _check_args(name, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                transposed, output_padding, groups):
+    """The constructor arguments torch checks only at the first forward, or
+    not at all (a zero stride, a zero kernel, output_padding too large)."""
+    for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+        ck.int_tuple(name, what, v, 1, 0)
+    _groups(name, groups)
+    nsp = len(kernel_size)
+    ck.int_tuple(name, "kernel_size", kernel_size, nsp, 1)
+    stride = ck.int_tuple(name, "stride", stride, nsp, 1)
+    dilation = ck.int_tuple(name, "dilation", dilation, nsp, 1)
+    if not isinstance(padding, str):
+        ck.int_tuple(name, "padding", padding, nsp, 0)
+    output_padding = ck.int_tuple(name, "output_padding", output_padding, nsp, 0)
+    if transposed and any(o >= max(s, d) for o, s, d in zip(output_padding, stride, dilation)):
+        raise ValueError(f"{name}: output_padding {output_padding} must be smaller than either "
+                         f"stride {stride} or dilation {dilation}")
+
+
+def _check_input(module, input):
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"{type(module).__name__}: expected input to be a tensor, got "
+                        f"{type(input).__name__}")
+
+
 class _ComplexConvNd(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
                  transposed, output_padding, groups, bias, padding_mode, device, dtype):
         name = type(self).__name__
+        _check_args(name, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                    transposed, output_padding, groups)
         if transposed and padding_mode != "zeros":
             raise ValueError(f'{name}: only "zeros" padding mode is supported, got '
                              f"{padding_mode!r}")
         if transposed and isinstance(padding, str):
             raise ValueError(f"{name}: padding must be an int or a tuple of ints, got {padding!r}")
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         transposed, output_padding, groups, bias, padding_mode,
-                         device=device, dtype=_complex_dtype(name, dtype))
+        dtype = _complex_dtype(name, dtype)
+        try:  # torch's own checks (groups, padding strings, padding_mode), named
+            super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                             transposed, output_padding, groups, bias, padding_mode,
+                             device=device, dtype=dtype)
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
 
     def reset_parameters(self):
         init.complex_kaiming_(self.weight)
@@ -79,6 +112,7 @@ class _ComplexConvNd(_ConvNd):
                 self.bias.zero_()
 
     def _conv_forward(self, fn, input):
+        _check_input(self, input)
         if self.padding_mode == "zeros":
             return fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                       self.groups)
@@ -108,6 +142,7 @@ class _ComplexConvNd(_ConvNd):
         return tuple(out)
 
     def _transpose_forward(self, fn, input, output_size):
+        _check_input(self, input)
         return fn(input, self.weight, self.bias, self.stride, self.padding,
                   self._output_padding(input, output_size), self.groups, self.dilation)
 
