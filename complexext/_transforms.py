@@ -46,6 +46,9 @@ def _finish(fname, inp, result, out):
         kind = "complex" if result.is_complex() else "real floating point"
         raise TypeError(f"{fname}: out must be a {kind} tensor, got "
                         f"{getattr(out, 'dtype', type(out).__name__)}")
+    if out.device != result.device:
+        raise RuntimeError(f"{fname}: out must be on the input's device {result.device}, "
+                           f"got {out.device}")
     if torch.is_grad_enabled() and (inp.requires_grad or out.requires_grad):
         raise RuntimeError(f"{fname}: functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad")

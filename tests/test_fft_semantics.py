@@ -1,9 +1,14 @@
 """complexext.fft against torch.fft in complex128: n/s, dims, norms, layouts,
-empty batches, NaN/Inf, the dtype table, out=, inputs left unmodified."""
+empty batches, NaN/Inf, the dtype table, out=, inputs left unmodified.
+
+On each device; torch.fft runs on the CPU copy of the input. On MPS (no
+float64) the comparisons run in complex64/float32 with single-precision
+tolerances, and the float64 rows of the dtype table are skipped."""
 import pytest
 import torch
 
 import complexext.fft as cf
+from conftest import to_cpu, to_device, widest
 from _refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
 
 CASES_1D = [{}, {"n": 3}, {"n": 13}, {"n": 1}, {"dim": 0}, {"dim": -2, "n": 6},
@@ -15,26 +20,32 @@ CASES_ND = CASES_2D + [{"s": (5,)}, {"dim": (1,)}, {"s": (2, 3, 9)}, {"dim": (2,
 NORMS = [None, "backward", "ortho", "forward"]
 
 
-def wide_input(name, shape=(5, 8, 6), seed=0):
-    return rand(shape, torch.float64 if real_input(name) else torch.complex128, seed=seed)
+def wide_input(name, shape=(5, 8, 6), seed=0, device="cpu"):
+    """On the CPU, in the most precise dtype that device has."""
+    return rand(shape, widest(device, not real_input(name)), seed=seed)
 
 
 def cases(name):
     return CASES_1D if name in FUNCS_1D else CASES_2D if name.endswith("2") else CASES_ND
 
 
-def assert_same(a, b):
+def assert_same(a, b, device="cpu"):
+    """a (ours, on device) equals b (torch's, on the CPU) to the precision of b."""
+    assert a.device.type == device
+    a = to_cpu(a)
     assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
-    torch.testing.assert_close(a.resolve_conj(), b.resolve_conj(), rtol=1e-12, atol=1e-12)
+    tol = 1e-12 if b.dtype in (torch.float64, torch.complex128) else 2e-5
+    torch.testing.assert_close(a.resolve_conj(), b.resolve_conj(), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("name", ALL_FUNCS)
-def test_args_like_torch(name, norm):
-    x = wide_input(name)
+def test_args_like_torch(name, norm, device):
+    x = wide_input(name, device=device)
+    xd = to_device(x, device)
     for kw in cases(name):
-        assert_same(getattr(cf, name)(x, norm=norm, **kw),
-                    getattr(torch.fft, name)(x, norm=norm, **kw))
+        assert_same(getattr(cf, name)(xd, norm=norm, **kw),
+                    getattr(torch.fft, name)(x, norm=norm, **kw), device)
 
 
 def layouts(x):
@@ -51,19 +62,21 @@ def layouts(x):
 
 
 @pytest.mark.parametrize("name", ALL_FUNCS)
-def test_strides_like_torch(name):
-    for what, v in layouts(wide_input(name, (4, 9, 6))):
+def test_strides_like_torch(name, device):
+    x = wide_input(name, (4, 9, 6), device=device)
+    for (what, v), (_, vc) in zip(layouts(to_device(x, device)), layouts(x)):
         a = getattr(cf, name)(v)
-        b = getattr(torch.fft, name)(v)
-        assert_same(a, b)
+        b = getattr(torch.fft, name)(vc)
+        assert_same(a, b, device)
         assert a.is_contiguous(), what
 
 
 @pytest.mark.parametrize("name", ALL_FUNCS)
-def test_input_not_modified(name):
-    for dtype in (torch.complex32, torch.complex128):
-        x = rand((3, 7, 10), dtype if not real_input(name) else
-                 {torch.complex32: torch.float16, torch.complex128: torch.float64}[dtype])
+def test_input_not_modified(name, device):
+    for dtype in (torch.complex32, widest(device)):
+        x = to_device(rand((3, 7, 10), dtype if not real_input(name) else
+                           torch.float16 if dtype == torch.complex32 else dtype.to_real()),
+                      device)
         keep = x.clone()
         for kw in ({}, {"norm": "ortho"}) if name in FUNCS_1D else ({}, {"s": (4, 12)}):
             getattr(cf, name)(x, **kw)
@@ -73,28 +86,30 @@ def test_input_not_modified(name):
 
 
 @pytest.mark.parametrize("name", ALL_FUNCS)
-def test_empty_batch(name):
+def test_empty_batch(name, device):
     """Shapes and dtypes as torch's meta kernels give (torch's MKL path fails here)."""
     shapes = [((0, 4, 6), (1, 2)), ((3, 0, 6), (0, 2))]
     shapes += [] if name.endswith("2") else [((0, 5), (1,))]
     for shape, dims in shapes:
         kw = {"dim": -1} if name in FUNCS_1D else {"dim": dims}
-        x = wide_input(name, shape)
-        got = getattr(cf, name)(x, **kw)
+        x = wide_input(name, shape, device=device)
+        got = getattr(cf, name)(to_device(x, device), **kw)
         expect = getattr(torch.fft, name)(x.to("meta"), **kw)
         assert got.numel() == 0 and got.shape == expect.shape and got.dtype == expect.dtype
+        assert got.device.type == device
 
 
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
 @pytest.mark.parametrize("name", ALL_FUNCS)
-def test_nan_inf_propagate(name, dtype):
+def test_nan_inf_propagate(name, dtype, device):
     real = {torch.complex32: torch.float16, torch.complex64: torch.float32,
             torch.complex128: torch.float64}[dtype]
     x = rand((4, 6, 8), real if real_input(name) else dtype)
     x[1, 2, 3] = float("nan")
     x[2, 4, 5] = float("inf")
+    x = to_device(x, device)
     y = getattr(cf, name)(x, dim=(-2, -1)) if name not in FUNCS_1D else getattr(cf, name)(x)
-    finite = torch.isfinite(y)
+    finite = torch.isfinite(to_cpu(y))
     assert not finite[1].any() if name not in FUNCS_1D else not finite[1, 2].any()
     assert not finite[2].any() if name not in FUNCS_1D else not finite[2, 4].any()
     assert finite[0].all() and finite[3].all()
@@ -113,44 +128,52 @@ DTYPE_TABLE = {  # input dtype -> (output of c2c/r2c-type functions, of c2r-type
 @pytest.mark.parametrize("name,dtype", [  # rfft*/ihfft* take real input only
     (f, d) for f in ALL_FUNCS for d in DTYPE_TABLE if not (real_input(f) and d.is_complex)],
     ids=str)
-def test_dtype_table(name, dtype):
-    x = rand((4, 6), dtype)
+def test_dtype_table(name, dtype, device):
+    x = to_device(rand((4, 6), dtype), device)
     y = getattr(cf, name)(x)
     assert y.dtype == DTYPE_TABLE[dtype][1 if c2r_output(name) else 0]
+    assert y.device.type == device
     if dtype in (torch.float16, torch.complex32):  # same values as the float32 path
         wide = getattr(cf, name)(x.to(torch.complex64 if dtype.is_complex else torch.float32))
-        torch.testing.assert_close(y.to(wide.dtype), wide.resolve_conj(), rtol=2e-3, atol=2e-3)
+        torch.testing.assert_close(to_cpu(y).to(wide.dtype), to_cpu(wide).resolve_conj(),
+                                   rtol=2e-3, atol=2e-3)
 
 
-def test_real_input_to_complex_functions():
+def test_real_input_to_complex_functions(device):
     """fft/ifft/fftn of real input equal those of the same input made complex."""
-    x = rand((5, 6, 7), torch.float64)
+    x = rand((5, 6, 7), widest(device, False))
     for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "irfft", "hfft", "hfftn"):
-        assert_same(getattr(cf, name)(x), getattr(torch.fft, name)(x))
+        assert_same(getattr(cf, name)(to_device(x, device)), getattr(torch.fft, name)(x), device)
 
 
-def test_fftn_no_dims_and_scalars():
-    x = rand((3, 4), torch.complex128)
-    assert_same(cf.fftn(x, dim=()), torch.fft.fftn(x, dim=()))
-    assert_same(cf.ifftn(x.real, dim=()), torch.fft.ifftn(x.real, dim=()))
-    s = torch.tensor(2.5 + 1j, dtype=torch.complex128)
-    assert_same(cf.fftn(s), torch.fft.fftn(s))
+def test_fftn_no_dims_and_scalars(device):
+    x = rand((3, 4), widest(device))
+    xd = to_device(x, device)
+    assert_same(cf.fftn(xd, dim=()), torch.fft.fftn(x, dim=()), device)
+    assert_same(cf.ifftn(xd.real, dim=()), torch.fft.ifftn(x.real, dim=()), device)
+    s = torch.tensor(2.5 + 1j, dtype=widest(device))
+    assert_same(cf.fftn(to_device(s, device)), torch.fft.fftn(s), device)
 
 
 @pytest.mark.parametrize("name", ALL_FUNCS)
-def test_out(name):
-    x = wide_input(name)
+def test_out(name, device):
+    x = to_device(wide_input(name, device=device), device)
     expect = getattr(cf, name)(x)
-    for out in (torch.empty(0, dtype=expect.dtype), torch.empty_like(expect),
-                torch.empty(expect.shape[::-1], dtype=expect.dtype).permute(2, 1, 0)):
+    for out in (torch.empty(0, dtype=expect.dtype, device=device),
+                torch.empty_like(expect),
+                torch.empty(expect.shape[::-1], dtype=expect.dtype, device=device).permute(2, 1, 0)):
         got = getattr(cf, name)(x, out=out)
         assert got is out
-        assert_same(out, expect)
-    wrong = torch.empty(0, dtype=torch.float64 if expect.is_complex() else torch.complex128)
+        assert_same(out, to_cpu(expect), device)
+    wrong = torch.empty(0, dtype=torch.float32 if expect.is_complex() else torch.complex64,
+                        device=device)
     with pytest.raises(TypeError, match=f"^{name}: out must be"):
         getattr(cf, name)(x, out=wrong)
     with pytest.raises(RuntimeError, match=f"^{name}: .*automatic differentiation"):
         getattr(cf, name)(x.clone().requires_grad_(), out=torch.empty_like(expect))
+    other = "meta" if device == "cpu" else "cpu"  # out= on another device: refused
+    with pytest.raises(RuntimeError, match=f"^{name}: out must be on the input's device"):
+        getattr(cf, name)(x, out=torch.empty(0, dtype=expect.dtype, device=other))
 
 
 def test_public_names_match_torch():
