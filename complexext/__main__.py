@@ -3,13 +3,13 @@ accuracy and speed table. Exits 1 when any check fails.
 
     python -m complexext            everything (about a minute on 2 cores)
     python -m complexext --no-speed the build and the self-check only
+    python -m complexext bench      the CPU benchmark report, docs/performance.md
+                                    (source checkout; see bench --help)
 """
 import argparse
 import sys
 import time
 import warnings
-
-RESERVED = {"bench": "the full CPU benchmark is `python benchmarks/fft_cpu.py` in a source checkout"}
 
 
 def parse(argv):
@@ -17,20 +17,24 @@ def parse(argv):
         prog="python -m complexext",
         description="Print the build, self-check every complexext op on each device against "
                     "float64 scipy.fft references, and print a complex32 accuracy/speed table.")
-    p.add_argument("command", nargs="?", help="none yet (reserved: %s)" % ", ".join(RESERVED))
+    p.add_argument("command", nargs="?",
+                   help="bench: run the benchmarks and write docs/performance.md "
+                        "(python -m complexext bench --help)")
     p.add_argument("--no-speed", action="store_true", help="skip the accuracy/speed table")
     p.add_argument("--seed", type=int, default=0, help="seed of the random test data")
     args = p.parse_args(argv)
     if args.command is not None:
-        if args.command in RESERVED:
-            p.error(f"'{args.command}' is reserved and not implemented yet; "
-                    f"{RESERVED[args.command]}")
-        p.error(f"unknown command '{args.command}' (run with no command; see --help)")
+        p.error(f"unknown command '{args.command}' (the one command is bench; see --help)")
     return args
 
 
 def main(argv=None):
-    args = parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:
+        warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
+        from complexext._report import bench_main
+        return bench_main(argv[1:])
+    args = parse(argv)
     # torch warns once that complex32 is "experimental"; the point here is
     # that complexext supports it, so the warning would only confuse.
     warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
