@@ -101,6 +101,8 @@ def fft_rows():
             yield r("n-float", (x,), {"n": 2.5}, TypeError, "n must be an int, got float")
             yield r("0-d-input", (x[0, 0],), {}, IndexError, "out of range for a 0-d tensor")
             continue
+        if name.endswith("n") and not name.startswith(("fft", "ifft")):  # fftn: a copy
+            yield r("0-d-input", (x[0, 0],), {}, ValueError, "must transform at least one dim")
         yield r("dims-repeated", (x,), {"dim": (1, -1)}, ValueError, "dims must be unique")
         yield r("s-0", (x,), {"s": (3, 0)}, ValueError, r"s\[1\] must be >= 1, got 0")
         yield r("s-negative", (x,), {"s": (-2, 3)}, ValueError, r"s\[0\] must be >= 1, got -2")
@@ -342,6 +344,8 @@ def module_forward_rows():
         yield r("input-dims", (x[0, 0],), {}, ValueError, r"\(unbatched\) or")
         yield r("dtype", (x.to(C128),), {}, TypeError, "a complex128 input needs a complex128")
         yield r("channels", (x[:, :3],), {}, ValueError, "must have 4 channels, got 3")
+        yield r("input-on-meta", (x.to("meta"),), {}, RuntimeError,
+                "same device, got meta, cpu, cpu")
         if tr:
             yield r("output_size-range", (x,), {"output_size": [100] * nd}, ValueError,
                     "requested an output size of", name=cls.__name__)
@@ -387,12 +391,15 @@ def stft_module_rows():
     for case, arg, exc, what in (("not-a-tensor", [1.0], TypeError, "expected a tensor"),
                                  ("int64", SIG.long(), TypeError, "got torch.int64"),
                                  ("3-d", SIG[None], ValueError, "1 or 2-d input"),
+                                 ("input-on-meta", SIG.to("meta"), ValueError,
+                                  "the window is on cpu, the input on meta"),
                                  ("reflect-too-short", SIG[:, :5], ValueError, "reflect padding")):
         yield row("stft", case + "-forward", s, (arg,), {}, exc, what)
     for case, arg, kw, exc, what in (
             ("not-a-tensor", [1.0], {}, TypeError, "expected a tensor"),
             ("real", SPEC.real, {}, TypeError, "got torch.float32"),
             ("bins", SPEC[:, :5], {}, ValueError, "expected 9 frequency bins"),
+            ("input-on-meta", SPEC.to("meta"), {}, ValueError, "the window is on cpu"),
             ("length-negative", SPEC, {"length": -1}, ValueError, "length must be >= 0")):
         yield row("istft", case + "-forward", i, (arg,), kw, exc, what)
     yield row("istft", "NOLA-forward", cnn.ISTFT(16, 4, 16, window=torch.zeros(16)), (SPEC,), {},
@@ -489,6 +496,8 @@ def raw_rows():
     yield s("window-int", "real floating point window", [(1, win.long())])
     yield s("window-complex", "real floating point window", [(1, win.to(C64))])
     yield s("window-on-meta", "window must be on the CPU", [(1, win.to("meta"))], meta=False)
+    yield s("not-a-tensor", "Expected a value of type 'Tensor'", [(1, [1.0] * 16)],
+            prefix="complexext::stft() ", meta=False)
 
     it = (SPEC, win, 16, 4, 2, True, 0, 100)
 
@@ -510,6 +519,8 @@ def raw_rows():
     yield i("window-length", "1-d window of length n_fft = 16", [(1, win[:8])])
     yield i("window-int", "real floating point window", [(1, win.long())])
     yield i("NOLA", "fails the NOLA condition", [(1, torch.zeros(16))], meta=False)
+    yield i("not-a-tensor", "Expected a value of type 'Tensor'", [(0, [1.0])],
+            prefix="complexext::istft() ", meta=False)
 
 
 RAW = list(raw_rows())
