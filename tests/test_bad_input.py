@@ -99,6 +99,7 @@ def fft_rows():
             for n in (0, -2):
                 yield r(f"n={n}", (x,), {"n": n}, ValueError, f"n must be >= 1, got {n}")
             yield r("n-float", (x,), {"n": 2.5}, TypeError, "n must be an int, got float")
+            yield r("n-bool", (x,), {"n": True}, TypeError, "n must be an int, got bool")
             yield r("0-d-input", (x[0, 0],), {}, IndexError, "out of range for a 0-d tensor")
             continue
         if name.endswith("n") and not name.startswith(("fft", "ifft")):  # fftn: a copy
@@ -329,7 +330,6 @@ def module_rows():
 
 
 def module_forward_rows():
-    torch.manual_seed(0)
     for cls in CONV_MODULES:
         tr = "Transpose" in cls.__name__
         fname = ("conv_transpose" if tr else "conv") + cls.__name__[-2:]
