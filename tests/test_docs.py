@@ -30,10 +30,15 @@ PUBLIC_MODULES = ["complexext", "complexext.fft", "complexext.backends", "comple
 
 @pytest.fixture
 def restore_state():
-    """The examples change process-wide settings; put them back whatever happens."""
+    """The examples change process-wide settings; put them back whatever
+    happens. They run on one thread: their tensors are tiny, and on a busy
+    machine each parallel region would wait for a second thread."""
     max_size = complexext.backends.plan_cache.max_size
     check = complexext.is_overflow_check_enabled()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     yield
+    torch.set_num_threads(threads)
     complexext.backends.plan_cache.max_size = max_size
     complexext.set_overflow_check(check)
 
