@@ -30,17 +30,27 @@ __all__ = ["complex_rayleigh_", "complex_kaiming_", "complex_xavier_", "fans"]
 def fans(tensor):
     """(fan_in, fan_out) of a weight of shape (a, b, *kernel): b and a times
     the kernel size (torch's convention, also for transposed weights)."""
+    return _fans("fans", tensor)
+
+
+def _fans(name, tensor):
     if tensor.dim() < 2:
-        raise ValueError(f"fans: need a tensor of at least 2 dims, got shape {tuple(tensor.shape)}")
+        raise ValueError(f"{name}: need a tensor of at least 2 dims, got shape "
+                         f"{tuple(tensor.shape)}")
     receptive = math.prod(tensor.shape[2:])
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _complex(name, tensor):
+    if not isinstance(tensor, torch.Tensor) or not tensor.is_complex():
+        got = tensor.dtype if isinstance(tensor, torch.Tensor) else type(tensor).__name__
+        raise TypeError(f"{name}: expected a complex tensor, got {got}")
 
 
 def complex_rayleigh_(tensor, sigma, generator=None):
     """Fills complex tensor in place: Rayleigh(sigma) magnitude, uniform
     phase. Var = E|w|^2 = 2 sigma^2. Returns tensor."""
-    if not tensor.is_complex():
-        raise TypeError(f"complex_rayleigh_: expected a complex tensor, got {tensor.dtype}")
+    _complex("complex_rayleigh_", tensor)
     wide = torch.float64 if tensor.dtype == torch.complex128 else torch.float32
     kw = dict(dtype=wide, device=tensor.device, generator=generator)
     with torch.no_grad():
@@ -55,12 +65,14 @@ def complex_kaiming_(tensor, mode="fan_in", generator=None):
     """Complex He initialisation: Var(w) = 2 / fan (mode "fan_in" or "fan_out")."""
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"complex_kaiming_: mode must be 'fan_in' or 'fan_out', got {mode!r}")
-    fan_in, fan_out = fans(tensor)
+    _complex("complex_kaiming_", tensor)
+    fan_in, fan_out = _fans("complex_kaiming_", tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     return complex_rayleigh_(tensor, 1.0 / math.sqrt(max(fan, 1)), generator)
 
 
 def complex_xavier_(tensor, generator=None):
     """Complex Glorot initialisation: Var(w) = 2 / (fan_in + fan_out)."""
-    fan_in, fan_out = fans(tensor)
+    _complex("complex_xavier_", tensor)
+    fan_in, fan_out = _fans("complex_xavier_", tensor)
     return complex_rayleigh_(tensor, 1.0 / math.sqrt(max(fan_in + fan_out, 1)), generator)
