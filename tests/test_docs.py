@@ -1,3 +1,4 @@
+# CPU only: runs the documentation's examples and checks the reference is complete.
 """The documentation runs and is complete.
 
 Every `>>>` example in the markdown pages runs under doctest (ELLIPSIS and
