@@ -133,9 +133,22 @@ def _fft(r, plots):
         body = [[x["n"], x["rows"], _f(x["times"]["cx"] * 1e3)]
                 + [_f(x["times"][k] * 1e3) for k, _ in peers]
                 + [_f(x["times"][k] / x["times"]["cx"]) for k, _ in peers] for x in rows]
-        out += [f"### {kind}, complex32 ({r['elements'] // 1024} Ki values a call)", ""]
-        out += _table(head, body) + [""]
+        src = "complex32" if kind == "fft" else "float16 -> complex32"
+        e = r["elements"]
+        size = f"{e >> 20} Mi" if e % (1 << 20) == 0 else f"{e >> 10} Ki"
+        out += [f"### {kind}, {src} ({size} values a call)", ""]
+        out += _table(head, body) + ["", _span(rows, peers, "cx"), ""]
     return ["## FFT speed, CPU", ""] + out + _img(plots, "fft_speed.png", "FFT speed against n")
+
+
+def _span(rows, peers, base):
+    """One line: the smallest and largest ratio of each peer over the rows."""
+    spans = []
+    for lab, ys in _ratios(rows, peers, base).items():
+        ys = [y for y in ys if y == y]
+        if ys:
+            spans.append(f"{lab} {min(ys):.2f} to {max(ys):.2f}")
+    return "Ratios over the rows above: " + "; ".join(spans) + "."
 
 
 def _accuracy(r, plots):
@@ -154,7 +167,8 @@ def _stft(r):
             + [_f(x["times"][k] * 1e3) for k, _ in peers]
             + [_f(x["times"][k] / x["times"]["cx c32"]) for k, _ in peers] + [_f(x["err"], 3)]
             for x in r["stft"]]
-    return ["## STFT / ISTFT, CPU", ""] + _table(head, body) + [""]
+    return ["## STFT / ISTFT, CPU", ""] + _table(head, body) + [
+        "", _span(r["stft"], peers, "cx c32"), ""]
 
 
 def _conv(r, plots):
@@ -168,7 +182,8 @@ def _conv(r, plots):
             for x in r["conv"]]
     note = [] if all("generic" in x["times"] for x in r["conv"]) else [
         "n/a: torch c32 generic is timed in the full profile only (seconds a call).", ""]
-    return (["## Complex convolution, CPU", ""] + _table(head, body) + [""] + note
+    return (["## Complex convolution, CPU", ""] + _table(head, body)
+            + ["", _span(r["conv"], peers, "cx"), ""] + note
             + _img(plots, "stft_conv_speed.png", "STFT and convolution speed-ups"))
 
 
@@ -202,8 +217,17 @@ def _ratios(rows, peers, base):
 
 
 def _log_n_axis(ax, ns):
+    """Log x axis with a tick at each n; n within 10% of the previous share
+    its tick and label (1000/1024, 4096/4099)."""
+    ticks, labels = [], []
+    for n in sorted(set(ns)):
+        if ticks and n < ticks[-1] * 1.1:
+            labels[-1] += f"/{n}"
+        else:
+            ticks.append(n)
+            labels.append(str(n))
     ax.set_xscale("log")
-    ax.set_xticks(ns, [str(n) for n in ns], rotation=45)
+    ax.set_xticks(ticks, labels, rotation=60, fontsize=8)
     ax.minorticks_off()
     ax.set_xlabel("n")
     ax.grid(alpha=0.3)
@@ -235,6 +259,7 @@ def _plot_fft(plt, r, path):
     for k, lab in (("cx", "complexext c32"),) + PEERS["fft"]:
         axes[2].plot(ns, [x["times"][k] / r["elements"] * 1e9 for x in rows], "o-", label=lab)
     axes[2].set_yscale("log")
+    _log_ratio_axis(axes[2].yaxis)
     _log_n_axis(axes[2], ns)
     axes[2].set_title("fft: time per complex value, ns", fontsize=10)
     axes[2].legend()
@@ -275,8 +300,9 @@ def _plot_bars(plt, r, path):
         ax.axvline(1.0, color="grey", ls="--", lw=1)
         ax.set_xscale("log")
         _log_ratio_axis(ax.xaxis)
-        ax.set_title(f"{title}: peer time / complexext c32 time", fontsize=10)
-        ax.legend(fontsize=8)
+        ax.set_title(f"{title}: peer time / complexext c32 time (above 1: faster)",
+                     fontsize=10)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

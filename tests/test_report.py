@@ -74,9 +74,9 @@ def test_progress_on_stderr(quick):
 
 def test_fft_tables_have_a_ratio_for_every_peer_and_n(quick):
     _, md, _ = quick
-    for kind, peers in (("fft", ("torch c64", "upcast", "scipy c64")),
-                        ("rfft", ("torch f32", "upcast", "scipy f32"))):
-        head, rows = table(md, f"### {kind}, complex32 (64 Ki values a call)")
+    for kind, peers in (("fft complex32", ("torch c64", "upcast", "scipy c64")),
+                        ("rfft float16 -> complex32", ("torch f32", "upcast", "scipy f32"))):
+        head, rows = table(md, "### %s, %s (64 Ki values a call)" % tuple(kind.split(" ", 1)))
         assert [f"{p} / cx c32" for p in peers] == [h for h in head if h.endswith("/ cx c32")]
         assert [int(r[0]) for r in rows] == QUICK_N
         for r in rows:
