@@ -1,6 +1,10 @@
-"""Shared pytest setup: the --runslow option and the device list."""
+"""Shared pytest setup: the --runslow option, the device list and the
+hypothesis profiles."""
+import os
+
 import pytest
 import torch
+from hypothesis import HealthCheck, settings
 
 import complexext  # noqa: F401  (registers the ops)
 from complexext._load import BUILT_WITH_CUDA
@@ -106,3 +110,15 @@ def to_cpu(t):
     if t.device.type == "mps" and t.is_complex():
         return torch.view_as_complex(torch.view_as_real(t.resolve_conj()).cpu())
     return t.cpu()
+
+
+# hypothesis profiles (tests/test_properties.py, docs/testing.md): "ci", the
+# default, runs 100 examples per test, derandomized (a fixed set, the same on
+# every run, nothing stored); "dev" runs 1,000 per test, freshly random, and
+# keeps failing examples in .hypothesis/ to replay them first next time.
+# Choose with COMPLEXEXT_HYPOTHESIS_PROFILE=dev.
+settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True,
+                          database=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=1000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("COMPLEXEXT_HYPOTHESIS_PROFILE", "ci"))
