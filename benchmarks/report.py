@@ -169,9 +169,8 @@ def tasks(prof, threads, quick):
     return out
 
 
-def parse(argv):
-    p = argparse.ArgumentParser(prog="python -m complexext bench",
-                                description=__doc__.split("\n\n")[0])
+def parse(argv, prog=None):
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
                    help="few sizes and repeats, a small workload (tests, CI)")
     p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "docs"),
@@ -181,11 +180,15 @@ def parse(argv):
     a = p.parse_args(argv)
     if a.threads < 1:
         p.error(f"--threads must be at least 1, got {a.threads}")
+    try:  # before the run, not after it
+        os.makedirs(os.path.join(a.out, "img"), exist_ok=True)
+    except OSError as e:
+        p.error(f"--out {a.out}: cannot make the folder and its img/ ({e.strerror})")
     return a
 
 
-def main(argv=None):
-    a = parse(sys.argv[1:] if argv is None else argv)
+def main(argv=None, prog=None):
+    a = parse(sys.argv[1:] if argv is None else argv, prog)
     torch.set_num_threads(a.threads)
     profile = "quick" if a.quick else "full"
     prof = PROFILES[profile]

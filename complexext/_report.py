@@ -58,7 +58,9 @@ below; the ratios are what carries over, and only roughly.
 - Convolution: the shapes of `benchmarks/conv.py` against torch complex32
   (oneDNN's fp16 kernels where the CPU has fp16 hardware), torch complex64,
   the upcast path, and torch complex32 on its generic path (oneDNN off,
-  timed once: what CPUs without fp16 hardware get).
+  timed once: what CPUs without fp16 hardware get). Timed as that script
+  does: one warm-up call each, and a peer whose warm-up call takes over a
+  second is timed by that call alone.
 - Peak memory is not in this report: `benchmarks/fft_cpu.py`, `stft.py` and
   `conv.py` measure it, each call in a fresh process.
 
@@ -350,4 +352,4 @@ def bench_main(argv):
     spec = importlib.util.spec_from_file_location("complexext_bench_report", script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.main(argv)
+    return mod.main(argv, prog="python -m complexext bench")

@@ -156,8 +156,20 @@ def test_without_matplotlib_tables_are_written_and_install_is_said(quick):
     assert strip(bare) == strip(md)
 
 
-def test_bad_threads_is_refused():
-    r = subprocess.run([sys.executable, "-m", "complexext", "bench", "--threads", "0"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2
-    assert "python -m complexext bench" in r.stderr and "--threads must be at least 1" in r.stderr
+def test_bad_options_are_refused_before_the_run(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    code = ("from complexext.__main__ import main\n"
+            "for a in (['--threads', '0'], ['--out', %r]):\n"
+            "    try:\n"
+            "        main(['bench'] + a)\n"
+            "    except SystemExit as e:\n"
+            "        print('exit', e.code)\n" % str(blocker / "docs"))
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.split() == ["exit", "2", "exit", "2"], r.stdout + r.stderr
+    assert "bench [1/" not in r.stderr  # refused before any benchmark ran
+    errors = [ln for ln in r.stderr.splitlines() if "error:" in ln]
+    assert errors[0].startswith("python -m complexext bench: error: --threads must be at least 1")
+    assert errors[1].startswith(f"python -m complexext bench: error: --out {blocker / 'docs'}")
+    assert "cannot make the folder" in errors[1]
