@@ -1,12 +1,15 @@
 """gradcheck and gradgradcheck of every function in complex128/float64, and of
-the raw ops (the path compiled code takes)."""
+the raw ops (the path compiled code takes), on each device (not MPS: no float64)."""
 import pytest
 import torch
 from torch.autograd import gradcheck, gradgradcheck
 
 import complexext.fft as cf
 from complexext._load import ops
+from conftest import to_device
 from _refs import ALL_FUNCS, FUNCS_1D, rand, real_input
+
+pytestmark = pytest.mark.float64
 
 # Odd and even lengths, padding and trimming, every norm.
 CASES_1D = [
@@ -29,24 +32,24 @@ def cases():
             yield pytest.param(name, case, id=f"{name}-{i}")
 
 
-def setup(name, case):
+def setup(name, case, device):
     case = dict(case)
     dtype = torch.float64 if real_input(name) else torch.complex128
-    x = rand(case.pop("shape"), dtype, seed=1).requires_grad_()
+    x = to_device(rand(case.pop("shape"), dtype, seed=1), device).requires_grad_()
     f = getattr(cf, name)
     return (lambda x: f(x, **case)), x
 
 
 @pytest.mark.parametrize("name,case", list(cases()))
-def test_gradcheck(name, case):
-    fn, x = setup(name, case)
+def test_gradcheck(name, case, device):
+    fn, x = setup(name, case, device)
     assert gradcheck(fn, (x,), check_forward_ad=True, check_backward_ad=True,
                      check_batched_grad=True, check_batched_forward_grad=True)
 
 
 @pytest.mark.parametrize("name,case", list(cases()))
-def test_gradgradcheck(name, case):
-    fn, x = setup(name, case)
+def test_gradgradcheck(name, case, device):
+    fn, x = setup(name, case, device)
     assert gradgradcheck(fn, (x,), check_fwd_over_rev=True, check_rev_over_rev=True,
                          check_batched_grad=True)
 
@@ -63,23 +66,23 @@ RAW = [
 
 
 @pytest.mark.parametrize("op,dtype,shape,args", RAW, ids=lambda v: str(v).replace(" ", ""))
-def test_raw_ops(op, dtype, shape, args):
+def test_raw_ops(op, dtype, shape, args, device):
     """Backward, jvp (forward-mode AD) and second order of the ops themselves."""
-    x = rand(shape, dtype, seed=2).requires_grad_()
+    x = to_device(rand(shape, dtype, seed=2), device).requires_grad_()
     fn = lambda x: getattr(ops, op)(x, *args)  # noqa: E731
     assert gradcheck(fn, (x,), check_forward_ad=True, check_batched_grad=True)
     assert gradgradcheck(fn, (x,), check_fwd_over_rev=True)
 
 
-def test_raw_op_refuses_torch_func():
-    x = rand((4,), torch.complex128)
+def test_raw_op_refuses_torch_func(device):
+    x = to_device(rand((4,), torch.complex128), device)
     with pytest.raises(RuntimeError, match="^complexext::fft_c2c: torch.func transforms"):
         torch.func.jvp(lambda x: ops.fft_c2c(x, [0], 0, True), (x,), (x,))
 
 
-def test_gradient_reaches_padding_and_trimming():
+def test_gradient_reaches_padding_and_trimming(device):
     """Trimmed-away input gets zero gradient; padding adds no inputs."""
-    x = rand((8,), torch.complex128).requires_grad_()
+    x = to_device(rand((8,), torch.complex128), device).requires_grad_()
     cf.fft(x, n=5).abs().sum().backward()
-    assert torch.equal(x.grad[5:], torch.zeros(3, dtype=torch.complex128))
+    assert torch.equal(x.grad[5:].cpu(), torch.zeros(3, dtype=torch.complex128))
     assert (x.grad[:5] != 0).all()
