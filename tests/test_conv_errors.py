@@ -1,23 +1,25 @@
 """Bad input gets a clear error that starts with the function's name:
 channels, groups, kernel larger than the padded input, devices, dtypes,
-argument forms, shapes; the raw op's own checks."""
+argument forms, shapes; the raw op's own checks. On each device (inputs made
+on the CPU and moved)."""
 import pytest
 import torch
 
 import complexext.nn.functional as CF
 from complexext._load import ops
+from conftest import to_device
 from _refs import rand
 
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
 ALL = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
 
-def good(name, dtype=C64):
-    """(input, weight, bias) that work for name."""
+def good(name, device, dtype=C64):
+    """(input, weight, bias) on device that work for name."""
     nd = 2 if name.endswith("2d") else 1
     x = rand((2, 4) + (6,) * nd, dtype, seed=1)
     w = rand(((4, 3) if "transpose" in name else (3, 4)) + (3,) * nd, dtype, seed=2)
-    return x, w, rand((3,), dtype, seed=3)
+    return tuple(to_device(t, device) for t in (x, w, rand((3,), dtype, seed=3)))
 
 
 def call(name, x, w, b=None, **kw):
@@ -29,8 +31,8 @@ def raises(exc, name, what):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_mismatched_channels(name):
-    x, w, b = good(name)
+def test_mismatched_channels(name, device):
+    x, w, b = good(name, device)
     with raises(ValueError, name, "the input must have 4 channels, got 3"):
         call(name, x[:, :3], w, b)
     with raises(ValueError, name, r"expected a bias of shape \(3,\)"):
@@ -38,8 +40,8 @@ def test_mismatched_channels(name):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_groups(name):
-    x, w, b = good(name)
+def test_groups(name, device):
+    x, w, b = good(name, device)
     g = 3 if "transpose" in name else 2  # weight.shape[0] is 4 or 3
     with raises(ValueError, name, f"not divisible by groups = {g}"):
         call(name, x, w, groups=g)
@@ -47,14 +49,14 @@ def test_groups(name):
         call(name, x, w, groups=0)
     with raises(TypeError, name, "groups must be an int"):
         call(name, x, w, groups=1.0)
-    w2 = w if "transpose" in name else rand((4, 2) + w.shape[2:], C64)
+    w2 = w if "transpose" in name else to_device(rand((4, 2) + w.shape[2:], C64), device)
     with raises(ValueError, name, "with groups=2 .* the input must have 4 channels, got 6"):
         call(name, torch.cat([x, x[:, :2]], 1), w2, groups=2)
 
 
 @pytest.mark.parametrize("name", ["conv1d", "conv2d"])
-def test_kernel_larger_than_padded_input(name):
-    x, w, b = good(name)
+def test_kernel_larger_than_padded_input(name, device):
+    x, w, b = good(name, device)
     with raises(ValueError, name, r"the kernel \(5 with dilation\) is larger than the padded "
                                   r"input \(4\)"):
         call(name, x[..., :4], w, dilation=2)
@@ -62,8 +64,8 @@ def test_kernel_larger_than_padded_input(name):
 
 
 @pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d"])
-def test_transposed_sizes(name):
-    x, w, b = good(name)
+def test_transposed_sizes(name, device):
+    x, w, b = good(name, device)
     with raises(ValueError, name, "output_padding .* must be smaller than either stride"):
         call(name, x, w, output_padding=1)
     with raises(ValueError, name, "output size .* would be -1"):
@@ -71,28 +73,36 @@ def test_transposed_sizes(name):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_mixed_devices(name):
-    x, w, b = good(name)
-    with raises(RuntimeError, name, "must be on the same device, got cpu, meta"):
+def test_mixed_devices(name, device):
+    x, w, b = good(name, device)
+    d = str(x.device)
+    with raises(RuntimeError, name, f"must be on the same device, got {d}, meta"):
         call(name, x, w.to("meta"))
-    with raises(RuntimeError, name, "must be on the same device, got cpu, cpu, meta"):
+    with raises(RuntimeError, name, f"must be on the same device, got {d}, {d}, meta"):
         call(name, x, w, b.to("meta"))
+    if device != "cpu":
+        with raises(RuntimeError, name, f"must be on the same device, got cpu, {d}"):
+            call(name, x.cpu(), w)
+        with raises(RuntimeError, name, f"must be on the same device, got {d}, {d}, cpu"):
+            call(name, x, w, b.cpu())
 
 
+@pytest.mark.float64  # float64 and complex128 tensors on the device
 @pytest.mark.parametrize("name", ALL)
-def test_complex_weight_with_real_input(name):
+def test_complex_weight_with_real_input(name, device):
     """Meaningful with the weight's precision (taken as complex); refused
     with any other."""
-    x, w, b = good(name)
+    x, w, b = good(name, device)
     for xd, wd in ((torch.float32, C32), (torch.float64, C64), (torch.float16, C128)):
         with raises(TypeError, name, f"a complex {str(wd)[6:]} weight needs a"):
             call(name, x.real.to(xd), w.to(wd))
     call(name, x.real.contiguous(), w)
 
 
+@pytest.mark.float64  # float64 and complex128 tensors on the device
 @pytest.mark.parametrize("name", ALL)
-def test_unsupported_dtypes(name):
-    x, w, b = good(name)
+def test_unsupported_dtypes(name, device):
+    x, w, b = good(name, device)
     for bad in (torch.int64, torch.bool, torch.bfloat16, torch.uint8):
         with raises(TypeError, name, f"unsupported input dtype {str(bad)[6:]}"):
             call(name, x.real.to(bad), w)
@@ -112,8 +122,8 @@ def test_unsupported_dtypes(name):
 
 
 @pytest.mark.parametrize("name", ["conv1d", "conv2d"])
-def test_argument_forms(name):
-    x, w, b = good(name)
+def test_argument_forms(name, device):
+    x, w, b = good(name, device)
     with raises(ValueError, name, "padding must be 'valid', 'same'"):
         call(name, x, w, padding="full")
     with raises(ValueError, name, "padding='same' is not supported for strided"):
@@ -135,14 +145,14 @@ def test_argument_forms(name):
 
 
 @pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d"])
-def test_transposed_padding_must_be_numbers(name):
-    x, w, b = good(name)
+def test_transposed_padding_must_be_numbers(name, device):
+    x, w, b = good(name, device)
     with raises(ValueError, name, "padding must be an int or a tuple of ints"):
         call(name, x, w, padding="same")
 
 
-def test_raw_op_checks_name_the_op():
-    x, w, b = good("conv1d")
+def test_raw_op_checks_name_the_op(device):
+    x, w, b = good("conv1d", device)
     args = ([1], [0], [1], False, [0], 1)
     with pytest.raises(RuntimeError, match="^convolution: expected a complex input"):
         ops.convolution(x.real.contiguous(), w, b, *args)

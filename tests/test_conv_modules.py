@@ -1,7 +1,9 @@
 """complexext.nn modules: torch's constructor arguments and attributes,
 padding modes against torch.nn.functional.pad + conv in complex128, the
 complex initialisation's statistics, state_dict, .to(), functional_call,
-complex64 and complex32 use."""
+complex64 and complex32 use. The forward passes run on each device against
+references on the CPU (complex128 cases skip on MPS: no float64); the
+initialisation statistics are checked on the CPU."""
 import math
 
 import pytest
@@ -11,6 +13,7 @@ import torch.nn.functional as TF
 
 import complexext.nn as cnn
 from complexext.nn import init
+from conftest import to_cpu, to_device, widest
 from _refs import rand
 
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
@@ -41,9 +44,10 @@ def test_constructor_matches_torch(ours, theirs):
 
 
 @pytest.mark.parametrize("ours,theirs", PAIRS, ids=lambda c: c.__name__)
-def test_factory_kwargs(ours, theirs):
-    m = ours(2, 4, 3, dtype=C32, device="cpu")
-    assert m.weight.dtype == C32 and m.weight.device.type == "cpu"
+def test_factory_kwargs(ours, theirs, device):
+    m = ours(2, 4, 3, dtype=C32, device=device)
+    assert m.weight.dtype == C32 and m.weight.device.type == device
+    assert m.bias.device.type == device
     assert ours(2, 4, 3, device="meta").weight.is_meta
     with pytest.raises(TypeError, match=f"^{ours.__name__}: dtype must be complex"):
         ours(2, 4, 3, dtype=torch.float32)
@@ -56,9 +60,9 @@ def test_factory_kwargs(ours, theirs):
 
 
 def reference(m, x):
-    """The module's output computed by torch in complex128."""
-    w, b = m.weight.detach().to(C128), m.bias.detach().to(C128)
-    x = x.to(C128)
+    """The module's output computed by torch in complex128 on the CPU."""
+    w, b = to_cpu(m.weight.detach()).to(C128), to_cpu(m.bias.detach()).to(C128)
+    x = to_cpu(x).to(C128)
     nd = len(m.kernel_size)
     if m.transposed:
         fn = TF.conv_transpose1d if nd == 1 else TF.conv_transpose2d
@@ -73,35 +77,42 @@ def reference(m, x):
 @pytest.mark.parametrize("padding", [1, (2, 1), "same", "valid"], ids=str)
 @pytest.mark.parametrize("mode", ["zeros", "reflect", "replicate", "circular"])
 @pytest.mark.parametrize("cls", [cnn.ComplexConv1d, cnn.ComplexConv2d], ids=lambda c: c.__name__)
-def test_padding_modes(cls, mode, padding):
+def test_padding_modes(cls, mode, padding, device):
     nd = 1 if cls is cnn.ComplexConv1d else 2
     if nd == 1 and isinstance(padding, tuple):
         padding = padding[:1]
     torch.manual_seed(0)
+    dtype = widest(device)  # complex64 on MPS
+    tol = 1e-12 if dtype == C128 else 1e-5
     m = cls(4, 6, (3, 4)[:nd] if nd == 2 else 4, padding=padding, padding_mode=mode, groups=2,
-            dtype=C128)
-    x = rand((2, 4) + (7, 6)[:nd], C128)
-    torch.testing.assert_close(m(x), reference(m, x), rtol=1e-12, atol=1e-12)
-    torch.testing.assert_close(m(x[0]), reference(m, x[0:1])[0], rtol=1e-12, atol=1e-12)
+            dtype=dtype).to(device)
+    x = to_device(rand((2, 4) + (7, 6)[:nd], dtype), device)
+    assert m(x).device.type == device
+    close = lambda a, b: torch.testing.assert_close(  # noqa: E731
+        to_cpu(a).to(C128), b, rtol=tol, atol=tol)
+    close(m(x), reference(m, x))
+    close(m(x[0]), reference(m, x[0:1])[0])
 
 
-def test_padding_wider_than_the_input_is_refused():
-    m = cnn.ComplexConv1d(1, 1, 3, padding=4, padding_mode="reflect")
+def test_padding_wider_than_the_input_is_refused(device):
+    m = cnn.ComplexConv1d(1, 1, 3, padding=4, padding_mode="reflect").to(device)
     with pytest.raises(ValueError, match="^ComplexConv1d: reflect padding"):
-        m(rand((1, 1, 4), C64))
+        m(to_device(rand((1, 1, 4), C64), device))
 
 
 @pytest.mark.parametrize("cls", [cnn.ComplexConvTranspose1d, cnn.ComplexConvTranspose2d],
                          ids=lambda c: c.__name__)
-def test_transposed_output_size_and_padding_mode(cls):
+def test_transposed_output_size_and_padding_mode(cls, device):
     nd = 1 if cls is cnn.ComplexConvTranspose1d else 2
-    m = cls(2, 3, 3, stride=2, padding=1, dtype=C128)
-    x = rand((1, 2) + (5,) * nd, C128)
+    dtype = widest(device)  # complex64 on MPS
+    tol = 1e-12 if dtype == C128 else 1e-5
+    m = cls(2, 3, 3, stride=2, padding=1, dtype=dtype, device=device)
+    x = to_device(rand((1, 2) + (5,) * nd, dtype), device)
     assert m(x).shape[2:] == (9,) * nd
     y = m(x, output_size=(10,) * nd)
     assert y.shape[2:] == (10,) * nd
     m.output_padding = (1,) * nd
-    torch.testing.assert_close(y, reference(m, x), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(to_cpu(y).to(C128), reference(m, x), rtol=tol, atol=tol)
     with pytest.raises(ValueError, match=f"^{cls.__name__}: requested an output size"):
         m(x, output_size=(12,) * nd)
     with pytest.raises(ValueError, match=f'^{cls.__name__}: only "zeros" padding mode'):
@@ -137,7 +148,7 @@ def test_initialisation_is_seeded():
     assert torch.equal(a, b)
 
 
-def test_state_dict_and_to():
+def test_state_dict_and_to(device):
     torch.manual_seed(1)
     m = cnn.ComplexConv2d(3, 4, 3, padding=1, padding_mode="circular")
     x = rand((2, 3, 6, 6), C64)
@@ -145,34 +156,37 @@ def test_state_dict_and_to():
     n.load_state_dict(m.state_dict())
     assert set(m.state_dict()) == {"weight", "bias"}
     assert torch.equal(n(x), m(x))
-    h = m.to(C32)
+    h = m.to(device).to(C32)
     assert h is m and m.weight.dtype == C32 and m.bias.dtype == C32
-    y32 = m(x.to(C32))
-    assert y32.dtype == C32
+    assert m.weight.device.type == device
+    y32 = m(to_device(x.to(C32), device))
+    assert y32.dtype == C32 and y32.device.type == device
     ref = reference(m, x.to(C32))
-    err = float((y32.to(C128) - ref).abs().norm() / ref.abs().norm())
+    err = float((to_cpu(y32).to(C128) - ref).abs().norm() / ref.abs().norm())
     assert err <= 1.15 * float((ref.to(C32).to(C128) - ref).abs().norm() / ref.abs().norm())
     m.to(C64)
     assert m.weight.dtype == C64
 
 
 @pytest.mark.parametrize("dtype", [C64, C32], ids=str)
-def test_functional_call_and_training_step(dtype):
+def test_functional_call_and_training_step(dtype, device):
     torch.manual_seed(2)
     net = tnn.Sequential(cnn.ComplexConv2d(2, 4, (5, 2), stride=(2, 1), padding=(2, 1),
                                            dtype=dtype),
                          cnn.ComplexConvTranspose2d(4, 2, (5, 2), stride=(2, 1), padding=(2, 1),
                                                     output_padding=(1, 0), dtype=dtype))
-    x = rand((2, 2, 8, 5), dtype)
-    assert net(x).shape == x.shape and net(x).dtype == dtype
-    params = {k: rand(v.shape, dtype, seed=i) for i, (k, v) in enumerate(net.named_parameters())}
+    net.to(device)
+    x = to_device(rand((2, 2, 8, 5), dtype), device)
+    assert net(x).shape == x.shape and net(x).dtype == dtype and net(x).device.type == device
+    params = {k: to_device(rand(v.shape, dtype, seed=i), device)
+              for i, (k, v) in enumerate(net.named_parameters())}
     got = torch.func.functional_call(net, params, (x,))
     h = cnn.functional.conv2d(x, params["0.weight"], params["0.bias"], (2, 1), (2, 1))
     want = cnn.functional.conv_transpose2d(h, params["1.weight"], params["1.bias"], (2, 1), (2, 1),
                                            (1, 0))
-    assert torch.equal(torch.view_as_real(got), torch.view_as_real(want))
+    assert torch.equal(torch.view_as_real(to_cpu(got)), torch.view_as_real(to_cpu(want)))
     loss = torch.view_as_real(net(x)).float().pow(2).sum()
     loss.backward()
     for p in net.parameters():
-        assert p.grad is not None and p.grad.dtype == dtype
-        assert torch.isfinite(torch.view_as_real(p.grad)).all()
+        assert p.grad is not None and p.grad.dtype == dtype and p.grad.device.type == device
+        assert torch.isfinite(torch.view_as_real(to_cpu(p.grad))).all()
