@@ -1,3 +1,4 @@
+# CPU only: the CPU engine itself (instruction sets, plan kinds, float16 conversions).
 """The CPU engine below the public API: every instruction set, every plan
 kind (Stockham, lane Bluestein, four-step, large Bluestein), strided rows,
 and the float16 load/store conversions."""

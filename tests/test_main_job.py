@@ -1,3 +1,4 @@
+# CPU only: runs python -m complexext, the CPU benchmark and the setup commands as subprocesses.
 """The main job (python -m complexext), the CPU benchmark script, and the
 setup commands that README.md promises and .ci/run runs."""
 import os

@@ -1,3 +1,4 @@
+# CPU only: the Metal kernels compiled as host C++ with emulated threadgroups.
 """The Metal kernels, compiled from the assembled source as host C++ and run
 on the CPU with emulated threadgroups (tests/metal_emu.py: threads as
 fibres, shuffled between barriers), driven by the same Python dispatch

@@ -1,3 +1,4 @@
+# CPU only: the Metal dispatch code checked without a Mac, against the CPU kernel.
 """The Python side of the Metal kernels, without a Mac: the compile cache,
 the registration, argument lists, grid sizes, plans, the complex128 error
 and the convolution layout (plain torch operations, checked on the CPU

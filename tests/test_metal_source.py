@@ -1,3 +1,4 @@
+# CPU only: checks the Metal source text with clang; nothing runs on a device.
 """The Metal library source as assembled for torch.mps.compile_shader:
 its assembly, and a syntax and type check with clang (tests/metal_check.py)
 that passes on it and fails on deliberately broken variants of it."""

@@ -1,3 +1,4 @@
+# CPU only: the CPU plan cache (complexext.backends.plan_cache).
 """complexext.backends.plan_cache: bounded, clearable, safe under threads."""
 import concurrent.futures as cf_threads
 

@@ -1,3 +1,4 @@
+# CPU only: the plan tables are built on the host (the Metal kernels are launched with them).
 """torch.ops.complexext._plan_tables: a cached plan's Stockham passes and
 tables as tensors (what the Metal kernels are launched with)."""
 import numpy as np
