@@ -69,7 +69,7 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   double N = 1;
   for (int64_t d : dims) N *= (double)self.size(d);
   const double scale = scale_of(normalization, N);
-  at::Tensor out = at::empty(self.sizes(), self.options());
+  at::Tensor out = new_output(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   const int64_t d0 = dims.back();
   if (dims.size() == 1) {
@@ -78,7 +78,7 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   }
   at::Tensor buf = self.scalar_type() == compute_complex(self.scalar_type())
                        ? out
-                       : at::empty(self.sizes(), self.options().dtype(at::kComplexFloat));
+                       : new_output(self.sizes(), self.options().dtype(at::kComplexFloat));
   run_axis(c2c_job(self.size(d0), !forward, 1.0), self, buf, d0);
   dims.pop_back();
   c2c_rest(buf, out, dims, !forward, scale);
@@ -99,7 +99,7 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   auto shape = self.sizes().vec();
   shape[d0] = onesided ? n / 2 + 1 : n;
   const auto ctype = c10::toComplexType(self.scalar_type());
-  at::Tensor out = at::empty(shape, self.options().dtype(ctype));
+  at::Tensor out = new_output(shape, self.options().dtype(ctype));
   if (out.numel() == 0) return out;
   cx_axis_job J{};
   J.kind = CX_R2C;
@@ -112,7 +112,7 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   }
   at::Tensor buf = ctype == compute_complex(ctype)
                        ? out
-                       : at::empty(shape, self.options().dtype(at::kComplexFloat));
+                       : new_output(shape, self.options().dtype(at::kComplexFloat));
   run_axis(J, self, buf, d0);
   dims.pop_back();
   c2c_rest(buf, out, dims, false, scale);
@@ -133,13 +133,13 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   const double scale = scale_of(normalization, N);
   auto shape = self.sizes().vec();
   shape[d0] = last_dim_size;
-  at::Tensor out = at::empty(shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+  at::Tensor out = new_output(shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
   if (out.numel() == 0) return out;
   at::Tensor src = self;
   if (dims.size() > 1) {
     // The inverse c2c over the other dims first, into a buffer of the
     // compute type (the input is never written).
-    src = at::empty(self.sizes(), self.options().dtype(compute_complex(self.scalar_type())));
+    src = new_output(self.sizes(), self.options().dtype(compute_complex(self.scalar_type())));
     for (size_t i = 0; i + 1 < dims.size(); ++i) {
       const int64_t d = dims[i];
       run_axis(c2c_job(self.size(d), true, 1.0), i == 0 ? self : src, src, d);

@@ -51,7 +51,7 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
               "n_fft = ", n_fft);
   const int64_t T = 1 + (L - n_fft) / hop, F = onesided ? n_fft / 2 + 1 : n_fft;
   const at::Tensor win = window_for("stft", window, n_fft, compute_real(t));
-  at::Tensor out = at::empty({self.size(0), F, T},
+  at::Tensor out = new_output({self.size(0), F, T},
                              self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)));
   cx_axis_job J{};
   J.kind = self.is_complex() ? CX_C2C : CX_R2C;
@@ -127,9 +127,9 @@ at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft
                 "windows overlapping sample ", s, " is ", env[s], " (hop_length ", hop,
                 ", n_fft ", n_fft, ")");
   const auto out_type = onesided ? c10::toRealValueType(self.scalar_type()) : self.scalar_type();
-  at::Tensor y = at::empty({B, length}, self.options().dtype(out_type));
+  at::Tensor y = new_output({B, length}, self.options().dtype(out_type));
   if (B == 0 || length == 0) return y;
-  at::Tensor frames = at::empty({B, T, n_fft}, self.options().dtype(
+  at::Tensor frames = new_output({B, T, n_fft}, self.options().dtype(
                                                    onesided ? ct : c10::toComplexType(ct)));
   cx_axis_job J{};
   J.kind = onesided ? CX_C2R : CX_C2C;
@@ -167,7 +167,7 @@ at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft
   if (!onesided) {
     // complex output: overlap-add the (re, im) pairs as two real signals
     at::Tensor fr = at::view_as_real(frames).movedim(-1, 1).contiguous();  // (B, 2, T, n)
-    at::Tensor yr = at::empty({B, 2, length}, self.options().dtype(ct));
+    at::Tensor yr = new_output({B, 2, length}, self.options().dtype(ct));
     if (ct == at::kDouble)
       overlap_add<double, double, double>(fr.const_data_ptr<double>(), env.data(),
                                           yr.mutable_data_ptr<double>(), 2 * B, T, n_fft, hop,
