@@ -53,7 +53,7 @@ def fft_c2c(x, dim, normalization, forward):
     check_dtype("fft_c2c", x)
     torch._check(x.dtype in _TO_REAL, lambda: f"fft_c2c: expected a complex tensor, got {x.dtype}")
     dims = _dims("fft_c2c", x, dim)
-    _check_norm(normalization)
+    _check_norm("fft_c2c", normalization)
     out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if out.numel() == 0:
         return out
@@ -67,7 +67,7 @@ def fft_r2c(x, dim, normalization, onesided):
     torch._check(x.dtype in _TO_COMPLEX,
                  lambda: f"fft_r2c: expected a float16, float32 or float64 tensor, got {x.dtype}")
     dims = _dims("fft_r2c", x, dim)
-    _check_norm(normalization)
+    _check_norm("fft_r2c", normalization)
     last, rest = dims[-1], dims[:-1]
     n = x.shape[last]
     shape = list(x.shape)
@@ -92,7 +92,7 @@ def fft_c2r(x, dim, normalization, last_dim_size):
     torch._check(last_dim_size >= 1,
                  lambda: f"fft_c2r: last_dim_size must be >= 1, got {last_dim_size}")
     dims = _dims("fft_c2r", x, dim)
-    _check_norm(normalization)
+    _check_norm("fft_c2r", normalization)
     last, rest = dims[-1], dims[:-1]
     n, nin = last_dim_size, last_dim_size // 2 + 1
     torch._check(x.shape[last] >= nin,

@@ -29,16 +29,16 @@ def _dims(name, x, dim):
     return out
 
 
-def _check_norm(normalization):
+def _check_norm(op, normalization):
     torch._check(normalization in (0, 1, 2),
-                 lambda: f"complexext: normalization must be 0, 1 or 2, got {normalization}")
+                 lambda: f"{op}: normalization must be 0, 1 or 2, got {normalization}")
 
 
 @torch.library.register_fake("complexext::fft_c2c")
 def _c2c_fake(x, dim, normalization, forward):
     torch._check(x.dtype in _TO_REAL, lambda: f"fft_c2c: expected a complex tensor, got {x.dtype}")
     _dims("fft_c2c", x, dim)
-    _check_norm(normalization)
+    _check_norm("fft_c2c", normalization)
     return x.new_empty(x.shape)
 
 
@@ -47,7 +47,7 @@ def _r2c_fake(x, dim, normalization, onesided):
     torch._check(x.dtype in _TO_COMPLEX,
                  lambda: f"fft_r2c: expected a float16, float32 or float64 tensor, got {x.dtype}")
     d = _dims("fft_r2c", x, dim)[-1]
-    _check_norm(normalization)
+    _check_norm("fft_r2c", normalization)
     shape = list(x.shape)
     if onesided:
         shape[d] = shape[d] // 2 + 1
@@ -60,7 +60,7 @@ def _c2r_fake(x, dim, normalization, last_dim_size):
     torch._check(last_dim_size >= 1,
                  lambda: f"fft_c2r: last_dim_size must be >= 1, got {last_dim_size}")
     d = _dims("fft_c2r", x, dim)[-1]
-    _check_norm(normalization)
+    _check_norm("fft_c2r", normalization)
     torch._check(x.shape[d] >= last_dim_size // 2 + 1,
                  lambda: f"fft_c2r: expected at least {last_dim_size // 2 + 1} elements "
                          f"along dim {d}, got {x.shape[d]}")

@@ -408,12 +408,6 @@ def stft_module_rows():
 
 # --- raw ops: torch.ops.complexext.* ------------------------------------------------
 
-NORM_XFAIL = ("the CPU kernel and fake kernel say 'complexext: normalization must be 0, 1 or "
-              "2', not the op's name (csrc/cpu/fft_ops.cpp scale_of, _registrations._check_norm)")
-CPP_CONV = ("the CPU kernel has no check of its own: aten/oneDNN's error, which names neither "
-            "the op nor the problem (csrc/cpu/conv_check.cpp)")
-
-
 def raw_rows():
     def r(name, case, args, what, **extra):
         return row(name, case, getattr(ops, name), args, {}, RuntimeError, what, **extra)
@@ -433,8 +427,7 @@ def raw_rows():
         yield r(name, "dims-repeated", a(good, (1, -1)), "dim 1 repeated")
         yield r(name, "size-0", a(good[:, :0]), "signal size along dim 1 must be >= 1")
         norm_args = (good, [1], 3) + tail[1:]
-        yield r(name, "normalization=3", norm_args, "normalization must be 0, 1 or 2",
-                xfail=NORM_XFAIL, meta_xfail=NORM_XFAIL)
+        yield r(name, "normalization=3", norm_args, "normalization must be 0, 1 or 2")
         yield r(name, "not-a-tensor", ([1.0], [0]) + tail, "Expected a value of type 'Tensor'",
                 prefix=f"complexext::{name}() ", meta=False)
     yield r("fft_c2r", "last_dim_size=0", (XC, [1], 0, 0), "last_dim_size must be >= 1")
@@ -471,8 +464,8 @@ def raw_rows():
     yield c("kernel>input", (x[..., :2], w, b), "the kernel .* is larger than the padded input")
     yield c("output-size-0", (x[..., :1], wt, b), "output size", [(3, True), (1, [2])])
     yield c("weight-on-meta", (x, w.to("meta"), b), "same device", meta=False)
-    yield c("kernel-size-0", (x, w[..., :0], b), "kernel sizes must be >= 1", xfail=CPP_CONV)
-    yield c("input-size-0", (x[..., :0], w, b), "spatial sizes", [(1, [2])], xfail=CPP_CONV)
+    yield c("kernel-size-0", (x, w[..., :0], b), "kernel sizes must be >= 1")
+    yield c("input-size-0", (x[..., :0], w, b), "spatial sizes", [(1, [2])])
     yield r("convolution", "not-a-tensor", ([1.0], w, b) + conv[1:], "Expected a value of type",
             prefix="complexext::convolution() ", meta=False)
 

@@ -50,6 +50,13 @@ std::vector<int64_t> output_shape(const char* op, const at::Tensor& x, const at:
                 cout, "), got ", b.sizes());
     TORCH_CHECK(b.device() == x.device(), op, ": input and bias on different devices");
   }
+  for (int64_t i = 0; i < nsp; ++i) {
+    TORCH_CHECK(w.size(i + 2) >= 1, op, ": kernel sizes must be >= 1, got a weight of shape ",
+                w.sizes());
+    TORCH_CHECK(x.size(0) == 0 || x.size(1) == 0 || x.size(i + 2) >= 1, op,
+                ": spatial sizes of a non-empty input must be >= 1, got input shape ",
+                x.sizes());
+  }
   std::vector<int64_t> shape = {x.size(0), cout};
   for (int64_t i = 0; i < nsp; ++i) {
     const int64_t span = dilation[i] * (w.size(i + 2) - 1) + 1;

@@ -30,12 +30,12 @@ std::vector<int64_t> check_dims(const char* name, const at::Tensor& x, at::IntAr
   return out;
 }
 
-double scale_of(int64_t normalization, double n) {
+double scale_of(const char* op, int64_t normalization, double n) {
   switch (normalization) {
     case 0: return 1.0;
     case 1: return 1.0 / std::sqrt(n);
     case 2: return 1.0 / n;
-    default: TORCH_CHECK(false, "complexext: normalization must be 0, 1 or 2, got ", normalization);
+    default: TORCH_CHECK(false, op, ": normalization must be 0, 1 or 2, got ", normalization);
   }
 }
 
@@ -68,7 +68,7 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   auto dims = check_dims("fft_c2c", self, dim);
   double N = 1;
   for (int64_t d : dims) N *= (double)self.size(d);
-  const double scale = scale_of(normalization, N);
+  const double scale = scale_of("fft_c2c", normalization, N);
   at::Tensor out = new_output(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   const int64_t d0 = dims.back();
@@ -94,7 +94,7 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   auto dims = check_dims("fft_r2c", self, dim);
   double N = 1;
   for (int64_t d : dims) N *= (double)self.size(d);
-  const double scale = scale_of(normalization, N);
+  const double scale = scale_of("fft_r2c", normalization, N);
   const int64_t d0 = dims.back(), n = self.size(d0);
   auto shape = self.sizes().vec();
   shape[d0] = onesided ? n / 2 + 1 : n;
@@ -130,7 +130,7 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
               last_dim_size, ", got ", self.size(d0));
   double N = (double)last_dim_size;
   for (size_t i = 0; i + 1 < dims.size(); ++i) N *= (double)self.size(dims[i]);
-  const double scale = scale_of(normalization, N);
+  const double scale = scale_of("fft_c2r", normalization, N);
   auto shape = self.sizes().vec();
   shape[d0] = last_dim_size;
   at::Tensor out = new_output(shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
