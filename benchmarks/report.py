@@ -119,23 +119,35 @@ def conv_row(name, prof):
             "err": conv_bench.error_ratio(name, x, w, b, fns["cx"]())}
 
 
+# the GPU benchmark of each kind of device, and its arguments in the quick profile
+GPU_SCRIPTS = {"cuda": ("gpu.py", ["--mib", "16", "--reps", "3"]), "mps": ("mps.py", ["--quick"])}
+
+
 def gpu_section(quick):
     """The GPU benchmark's output where torch sees a GPU, else why none ran."""
     mps = getattr(torch.backends, "mps", None)
     if torch.cuda.is_available():
-        script, device = "gpu.py", f"CUDA: {torch.cuda.get_device_name(0)}"
+        kind, device = "cuda", f"CUDA: {torch.cuda.get_device_name(0)}"
     elif mps is not None and mps.is_available():
-        script, device = "mps.py", f"Apple GPU (MPS): {_apple_chip()}"
+        kind, device = "mps", f"Apple GPU (MPS): {_apple_chip()}"
     else:
         return {"used": False, "why": "torch sees no CUDA or MPS device on this machine"}
+    script, quick_args = GPU_SCRIPTS[kind]
     path = os.path.join(HERE, script)
     if not os.path.exists(path):
         return {"used": False, "why": f"{device} present, but benchmarks/{script} is missing"}
+    cmd = ["python", f"benchmarks/{script}"] + (quick_args if quick else [])
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    r = subprocess.run([sys.executable, path] + (["--quick"] if quick else []),
-                       capture_output=True, text=True, cwd=os.path.dirname(HERE))
-    return {"used": True, "device": device, "date": date, "script": f"benchmarks/{script}",
-            "rc": r.returncode, "output": (r.stdout + r.stderr).strip()}
+    try:
+        r = subprocess.run([sys.executable, path] + cmd[2:], capture_output=True, text=True,
+                           cwd=os.path.dirname(HERE), timeout=3600)
+        rc, output = r.returncode, (r.stdout + r.stderr).strip()
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or b""  # bytes even with text=True
+        rc, output = "timed out after 3600 s", out.decode(errors="replace") if isinstance(
+            out, bytes) else out
+    return {"used": True, "device": device, "date": date, "script": " ".join(cmd),
+            "rc": rc, "output": output}
 
 
 def _apple_chip():

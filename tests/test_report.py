@@ -156,6 +156,20 @@ def test_without_matplotlib_tables_are_written_and_install_is_said(quick):
     assert strip(bare) == strip(md)
 
 
+def test_gpu_section_names_device_date_and_command():
+    from complexext import _report
+
+    g = {"used": True, "device": "CUDA: Some GPU", "date": "2026-01-02 03:04 UTC",
+         "script": "python benchmarks/gpu.py --mib 16 --reps 3", "rc": 0,
+         "output": "fft n=256  cx 0.1 ms"}
+    text = "\n".join(_report._gpu({"gpu": g}))
+    assert "Device: CUDA: Some GPU; run on 2026-01-02 03:04 UTC" in text
+    assert "`python benchmarks/gpu.py --mib 16 --reps 3` (exit status 0)" in text
+    assert "```\nfft n=256  cx 0.1 ms\n```" in text
+    none = "\n".join(_report._gpu({"gpu": {"used": False, "why": "no device"}}))
+    assert "No GPU was used in this run: no device." in none and "Device:" not in none
+
+
 def test_bad_options_are_refused_before_the_run(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("")
