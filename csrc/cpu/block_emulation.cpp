@@ -11,6 +11,8 @@
 #include <random>
 
 #include "../core/cx_block.h"
+#include "../cuda/ops_driver.h"
+#include "../cuda/stft_driver.h"
 #include "plan.h"
 
 namespace complexext {
@@ -83,8 +85,156 @@ at::Tensor block_fft_emulated(const at::Tensor& self, int64_t threads_per_row, b
   return y;
 }
 
+// ---- the CUDA ops' driver (csrc/cuda/*_driver.h) over emulated launches ----
+// Each launch runs every row's phases with threads in a shuffled order per
+// phase: the block kernel's program (cx_block_phase, a barrier after each
+// phase) and the multi-pass row phases (cx_job_row_phase, one launch each).
+// Tables are the host copies; smem is the shared memory a block may use, so
+// small values force the four-step and Bluestein paths at small lengths.
+struct EmuExec {
+  int64_t smem;
+  int tpr;
+  std::mt19937_64 rng;
+  std::vector<int> order;
+
+  EmuExec(int64_t smem_, int tpr_, uint64_t seed) : smem(smem_), tpr(tpr_), rng(seed), order(tpr_) {
+    std::iota(order.begin(), order.end(), 0);
+  }
+  template <class F>
+  void phase(F&& body) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int t : order) body(t);
+  }
+  template <class S>
+  gpu::PlanRef<S> plan(int64_t n, bool real_even) {
+    std::shared_ptr<const gpu::GpuPlan<S>> P = gpu::make_plan<S>(n, real_even, smem);
+    return gpu::PlanRef<S>{P, P->table.data()};
+  }
+  template <class T>
+  struct Tag {
+    using type = T;
+  };
+  // f(Tag<Ti>, Tag<To>) with the storage types of codes ti, to.
+  template <class S, class F>
+  static void dispatch(int ti, int to, F&& f) {
+    if (std::is_same<S, double>::value) {
+      TORCH_CHECK(ti == 2 && to == 2, "emulation: fp64 compute needs fp64 storage");
+      f(Tag<double>(), Tag<double>());
+    } else if (ti == 0 && to == 0) {
+      f(Tag<cx_half_t>(), Tag<cx_half_t>());
+    } else if (ti == 0) {
+      f(Tag<cx_half_t>(), Tag<float>());
+    } else if (to == 0) {
+      f(Tag<float>(), Tag<cx_half_t>());
+    } else {
+      f(Tag<float>(), Tag<float>());
+    }
+  }
+  template <class S>
+  void block(const cx_block_job<S>& J, int ti, int to) {
+    const int64_t len = std::max(J.len, J.bluestein ? J.m : J.len);
+    TORCH_CHECK(gpu::block_bytes(J.bluestein ? J.m : J.len, sizeof(cx<S>)) <= smem,
+                "emulation: a block job exceeds its shared memory");
+    std::vector<cx<S>> s0(len), s1(len);
+    dispatch<S>(ti, to, [&](auto ti_, auto to_) {
+      using Ti = typename decltype(ti_)::type;
+      using To = typename decltype(to_)::type;
+      for (int64_t row = 0; row < J.nrows; ++row)
+        for (int p = 0; p < cx_block_nphases(J); ++p)
+          phase([&](int t) { cx_block_phase<S, Ti, To>(J, p, t, tpr, row, s0.data(), s1.data()); });
+    });
+  }
+  template <class S>
+  void rows(const cx_block_job<S>& J, int ph, int io, cx<S>* work, int64_t ldw) {
+    dispatch<S>(io, io, [&](auto ti_, auto to_) {
+      using Ti = typename decltype(ti_)::type;
+      using To = typename decltype(to_)::type;
+      for (int64_t row = 0; row < J.nrows; ++row)
+        phase([&](int t) { cx_job_row_phase<S, Ti, To>(J, ph, t, tpr, row, work + row * ldw); });
+    });
+  }
+  template <class S>
+  void envelope(const S* w, int64_t n_fft, int64_t hop, int64_t T, double* env, int64_t count) {
+    for (int64_t s = 0; s < count; ++s) env[s] = cx_envelope_at<S>(s, w, n_fft, hop, T);
+  }
+  template <class S>
+  void ola(const S* frames, const double* env, void* y, int out_type, int64_t B, int64_t T,
+           int64_t n_fft, int64_t hop, int64_t start, int64_t length, int comps) {
+    const int64_t count = B * length * comps;
+    dispatch<S>(std::is_same<S, double>::value ? 2 : 1, out_type, [&](auto, auto to_) {
+      using To = typename decltype(to_)::type;
+      for (int64_t e = 0; e < count; ++e)
+        cx_ola_element<S, To>(e, frames, env, (To*)y, T, n_fft, hop, start, length, comps);
+    });
+  }
+  bool capturing() const { return false; }
+};
+
+bool wants_double(const at::Tensor& x) {
+  return x.scalar_type() == at::kDouble || x.scalar_type() == at::kComplexDouble;
+}
+
+at::Tensor emu_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                   bool forward, int64_t smem, int64_t threads, int64_t seed) {
+  EmuExec ex(smem, (int)threads, (uint64_t)seed);
+  return wants_double(self) ? gpu::fft_c2c<double>(ex, self, dim, normalization, forward)
+                            : gpu::fft_c2c<float>(ex, self, dim, normalization, forward);
+}
+at::Tensor emu_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                   bool onesided, int64_t smem, int64_t threads, int64_t seed) {
+  EmuExec ex(smem, (int)threads, (uint64_t)seed);
+  return wants_double(self) ? gpu::fft_r2c<double>(ex, self, dim, normalization, onesided)
+                            : gpu::fft_r2c<float>(ex, self, dim, normalization, onesided);
+}
+at::Tensor emu_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                   int64_t last_dim_size, int64_t smem, int64_t threads, int64_t seed) {
+  EmuExec ex(smem, (int)threads, (uint64_t)seed);
+  return wants_double(self) ? gpu::fft_c2r<double>(ex, self, dim, normalization, last_dim_size)
+                            : gpu::fft_c2r<float>(ex, self, dim, normalization, last_dim_size);
+}
+at::Tensor emu_stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
+                    int64_t normalization, bool onesided, int64_t smem, int64_t threads,
+                    int64_t seed) {
+  EmuExec ex(smem, (int)threads, (uint64_t)seed);
+  return wants_double(self)
+             ? gpu::stft<double>(ex, self, window, n_fft, hop, normalization, onesided)
+             : gpu::stft<float>(ex, self, window, n_fft, hop, normalization, onesided);
+}
+at::Tensor emu_istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
+                     int64_t normalization, bool onesided, int64_t start, int64_t length,
+                     int64_t smem, int64_t threads, int64_t seed) {
+  EmuExec ex(smem, (int)threads, (uint64_t)seed);
+  return wants_double(self) ? gpu::istft<double>(ex, self, window, n_fft, hop, normalization,
+                                                 onesided, start, length)
+                            : gpu::istft<float>(ex, self, window, n_fft, hop, normalization,
+                                                onesided, start, length);
+}
+
 }  // namespace
 
-TORCH_LIBRARY_IMPL(complexext, CPU, m) { m.impl("_block_fft_emulated", &block_fft_emulated); }
+// Test-only ops: the CUDA ops' code run on the CPU (the CUDA schemas with
+// the emulation's shared memory per block, threads per row and seed).
+TORCH_LIBRARY_FRAGMENT(complexext, m) {
+  m.def("_gpu_emulated_fft_c2c(Tensor self, int[] dim, int normalization, bool forward, "
+        "int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided, "
+        "int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size, "
+        "int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_stft(Tensor self, Tensor window, int n_fft, int hop_length, "
+        "int normalization, bool onesided, int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_istft(Tensor self, Tensor window, int n_fft, int hop_length, "
+        "int normalization, bool onesided, int start, int length, int smem, int threads, "
+        "int seed) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(complexext, CPU, m) {
+  m.impl("_block_fft_emulated", &block_fft_emulated);
+  m.impl("_gpu_emulated_fft_c2c", &emu_c2c);
+  m.impl("_gpu_emulated_fft_r2c", &emu_r2c);
+  m.impl("_gpu_emulated_fft_c2r", &emu_c2r);
+  m.impl("_gpu_emulated_stft", &emu_stft);
+  m.impl("_gpu_emulated_istft", &emu_istft);
+}
 
 }  // namespace complexext

@@ -1,89 +1,156 @@
-// CUDA FFT for lengths whose row fits in shared memory: one kernel, one read
-// and one write of the data. Each block transforms rows_per_block rows, with
-// tpr threads per row running the per-block phases of csrc/core/cx_block.h
-// (the same code the CPU tests emulate) with a barrier after each phase.
+// CUDA FFT kernels: the one-pass block kernel and the multi-pass row
+// phases, both running the portable per-row code of csrc/core/cx_block_job.h
+// (the code the CPU tests emulate, thread by thread).
 //
-//   for each row of the block:  a = load(x)            (fp16 -> fp32 here)
-//                               for pass: b = pass(a); swap
-//                               y = store(a * scale)   (fp32 -> fp16 here)
+//   block kernel: rows_per_block rows per block, tpr threads per row, each
+//     row in two shared buffers; for p in phases: phase(p); __syncthreads()
+//     (load -> Stockham passes [-> Bluestein] -> store: one read and one
+//     write of the data, fp16 <-> fp32 conversion fused into them)
+//   row phases: one launch per phase over work rows in global memory
+//     (grid x: threads along a row, grid y: rows)
 //
 // Includes only CUDA headers and the core (CPU wheels of torch lack some of
-// torch's CUDA headers); a thin binding passes pointers, sizes and the
-// stream. Launches on the stream it is given and never synchronises.
+// torch's CUDA headers); the binding passes jobs, pointers and the stream.
+// Launches on the stream it is given; never synchronises, never allocates.
 #include <cuda_runtime.h>
 
-#include "../core/cx_block.h"
-#include "fft_block.h"
+#include "../core/cx_block_job.h"
+#include "launch.h"
 
 namespace {
 
-template <typename S, typename Ti, typename To>
-__global__ void fft_block_kernel(const cx_fft_block_args<S> A) {
-  extern __shared__ unsigned char smem_raw[];
-  const cx_i64 len = A.bluestein ? A.m : A.n;
-  const int local = (int)threadIdx.x / A.tpr;
-  const int t = (int)threadIdx.x % A.tpr;
-  const cx_i64 row = (cx_i64)blockIdx.x * A.rows_per_block + local;
-  // Threads past the last row still reach every barrier.
-  const bool active = local < A.rows_per_block && row < A.nrows;
-  cx<S>* a = reinterpret_cast<cx<S>*>(smem_raw) + (cx_i64)local * 2 * len;
-  cx<S>* b = a + len;
-  const Ti* x = static_cast<const Ti*>(A.in) + (active ? 2 * cx_row_in_offset(A.rows, row) : 0);
-  To* y = static_cast<To*>(A.out) + (active ? 2 * cx_row_out_offset(A.rows, row) : 0);
+constexpr int kBlockThreads = 256;
+constexpr int kMaxDevices = 64;
 
-  if (active) {
-    if (A.bluestein)
-      cx_block_load_chirp<S, Ti>(t, A.tpr, A.n, len, x, A.in_stride, A.conj, A.chirp, a);
-    else
-      cx_block_load<S, Ti>(t, A.tpr, A.n, x, A.in_stride, A.conj, a);
+template <typename S, typename Ti, typename To>
+__global__ void __launch_bounds__(kBlockThreads)
+    block_kernel(const cx_block_job<S> J, int tpr, int rows_per_block, cx_i64 buflen) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int local = (int)threadIdx.x / tpr;
+  const int t = (int)threadIdx.x % tpr;
+  const cx_i64 row = (cx_i64)blockIdx.x * rows_per_block + local;
+  // Threads past the last row still reach every barrier.
+  const bool active = row < J.nrows;
+  cx<S>* s0 = reinterpret_cast<cx<S>*>(smem_raw) + (cx_i64)local * 2 * buflen;
+  cx<S>* s1 = s0 + buflen;
+  const int nphases = cx_block_nphases(J);
+  for (int p = 0; p < nphases; ++p) {
+    if (active) cx_block_phase<S, Ti, To>(J, p, t, tpr, row, s0, s1);
+    __syncthreads();
   }
-  __syncthreads();
-  const int rounds = A.bluestein ? 2 : 1;
-  for (int round = 0; round < rounds; ++round) {
-    for (int i = 0; i < A.npasses; ++i) {
-      if (active) cx_block_pass<S>(t, A.tpr, len, A.passes[i], A.tw, A.roots, a, b);
-      __syncthreads();
-      cx<S>* tmp = a;
-      a = b;
-      b = tmp;
-    }
-    if (A.bluestein && round == 0) {
-      if (active) cx_block_pointwise<S>(t, A.tpr, len, A.filter, a);
-      __syncthreads();
-    }
-  }
-  if (!active) return;
-  if (A.bluestein)
-    cx_block_store_chirp<S, To>(t, A.tpr, A.n, a, y, A.out_stride, A.conj, A.chirp, A.scale);
-  else
-    cx_block_store<S, To>(t, A.tpr, A.n, a, y, A.out_stride, A.conj, A.scale);
+}
+
+// Threads per row: about one per 8 elements of the inner length, at most a
+// block; short rows share a block (several rows, fewer idle threads).
+inline void block_shape(cx_i64 inner, cx_i64 nrows, cx_i64 row_bytes, int* tpr, int* rpb) {
+  cx_i64 t = (inner + 7) / 8;
+  if (t > kBlockThreads) t = kBlockThreads;
+  if (t > 32) t = (t + 31) / 32 * 32;
+  if (t > kBlockThreads) t = kBlockThreads;
+  cx_i64 r = kBlockThreads / t;
+  const cx_i64 by_smem = (48 * 1024) / row_bytes;  // many rows only while small
+  if (r > by_smem) r = by_smem;
+  if (r > nrows) r = nrows;
+  if (r < 1) r = 1;
+  *tpr = (int)t;
+  *rpb = (int)r;
 }
 
 template <typename S, typename Ti, typename To>
-cudaError_t launch(const cx_fft_block_args<S>& A, cudaStream_t stream) {
-  const cx_i64 len = A.bluestein ? A.m : A.n;
-  const size_t smem = (size_t)A.rows_per_block * 2 * len * sizeof(cx<S>);
-  auto kernel = fft_block_kernel<S, Ti, To>;
+int launch_block(const cx_block_job<S>& J, cudaStream_t stream) {
+  if (J.nrows <= 0) return 0;
+  const cx_i64 inner = J.bluestein ? J.m : J.len;
+  const cx_i64 buflen = inner > J.len ? inner : J.len;
+  const cx_i64 row_bytes = 2 * buflen * (cx_i64)sizeof(cx<S>);
+  int tpr, rpb;
+  block_shape(inner, J.nrows, row_bytes, &tpr, &rpb);
+  const size_t smem = (size_t)(rpb * row_bytes);
+  auto kernel = block_kernel<S, Ti, To>;
   if (smem > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem);
-    if (e != cudaSuccess) return e;
+    // Once per kernel and device: raise its dynamic shared memory limit to
+    // the device's opt-in maximum (no stream work, legal under capture).
+    static int raised[kMaxDevices];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (dev >= kMaxDevices || !raised[dev]) {
+      int optin = 0;
+      e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+      if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+      if (e != cudaSuccess) return (int)e;
+      if (dev < kMaxDevices) raised[dev] = 1;
+    }
   }
-  const cx_i64 blocks = (A.nrows + A.rows_per_block - 1) / A.rows_per_block;
-  kernel<<<(unsigned)blocks, (unsigned)(A.tpr * A.rows_per_block), smem, stream>>>(A);
-  return cudaGetLastError();
+  const cx_i64 blocks = (J.nrows + rpb - 1) / rpb;
+  if (blocks > 0x7fffffff) return (int)cudaErrorInvalidConfiguration;
+  kernel<<<(unsigned)blocks, (unsigned)(tpr * rpb), smem, stream>>>(J, tpr, rpb, buflen);
+  return (int)cudaGetLastError();
+}
+
+template <typename S, typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    rows_kernel(const cx_block_job<S> J, int phase, cx<S>* work, cx_i64 ldw) {
+  const int tpr = (int)(gridDim.x * blockDim.x);
+  const int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  for (cx_i64 row = blockIdx.y; row < J.nrows; row += gridDim.y)
+    cx_job_row_phase<S, T, T>(J, phase, t, tpr, row, work + row * ldw);
+}
+
+template <typename S, typename T>
+int launch_rows(const cx_block_job<S>& J, int phase, cx<S>* work, cx_i64 ldw,
+                cudaStream_t stream) {
+  if (J.nrows <= 0) return 0;
+  cx_i64 gx = (ldw + 4 * kBlockThreads - 1) / (4 * kBlockThreads);
+  if (gx > 1024) gx = 1024;
+  const cx_i64 gy = J.nrows < 65535 ? J.nrows : 65535;
+  rows_kernel<S, T><<<dim3((unsigned)gx, (unsigned)gy), kBlockThreads, 0, stream>>>(J, phase, work,
+                                                                                    ldw);
+  return (int)cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t cx_launch_fft_block_f32(const cx_fft_block_args<float>& A, int in_half, int out_half,
-                                    cudaStream_t stream) {
-  if (in_half && out_half) return launch<float, cx_half_t, cx_half_t>(A, stream);
-  if (in_half) return launch<float, cx_half_t, float>(A, stream);
-  if (out_half) return launch<float, float, cx_half_t>(A, stream);
-  return launch<float, float, float>(A, stream);
+extern "C" {
+
+int cx_cuda_block_f32(const cx_block_job<float>* J, int in_type, int out_type, void* stream) {
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (in_type == 0 && out_type == 0) return launch_block<float, cx_half_t, cx_half_t>(*J, s);
+  if (in_type == 0) return launch_block<float, cx_half_t, float>(*J, s);
+  if (out_type == 0) return launch_block<float, float, cx_half_t>(*J, s);
+  return launch_block<float, float, float>(*J, s);
 }
 
-cudaError_t cx_launch_fft_block_f64(const cx_fft_block_args<double>& A, cudaStream_t stream) {
-  return launch<double, double, double>(A, stream);
+int cx_cuda_block_f64(const cx_block_job<double>* J, void* stream) {
+  return launch_block<double, double, double>(*J, static_cast<cudaStream_t>(stream));
 }
+
+int cx_cuda_rows_f32(const cx_block_job<float>* J, int phase, int io_type, cx<float>* work,
+                     long long ldw, void* stream) {
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (io_type == 0) return launch_rows<float, cx_half_t>(*J, phase, work, ldw, s);
+  return launch_rows<float, float>(*J, phase, work, ldw, s);
+}
+
+int cx_cuda_rows_f64(const cx_block_job<double>* J, int phase, cx<double>* work, long long ldw,
+                     void* stream) {
+  return launch_rows<double, double>(*J, phase, work, ldw, static_cast<cudaStream_t>(stream));
+}
+
+int cx_cuda_max_shared(int device, long long* bytes) {
+  int v = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  *bytes = v;
+  return (int)e;
+}
+
+int cx_cuda_stream_capturing(void* stream, int* capturing) {
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &st);
+  *capturing = st != cudaStreamCaptureStatusNone;
+  return (int)e;
+}
+
+const char* cx_cuda_error_string(int code) { return cudaGetErrorString((cudaError_t)code); }
+
+}  // extern "C"

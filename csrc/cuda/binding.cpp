@@ -1,0 +1,169 @@
+// CUDA kernels of fft_c2c, fft_r2c, fft_c2r, stft and istft: the ops'
+// code (ops_driver.h, stft_driver.h) over an executor that launches the
+// kernels of fft_block.cu and ola.cu through the plain launchers of
+// launch.h.
+//
+// Compiles against a CPU build of torch: only ATen and generic c10 headers,
+// no c10/cuda or ATen/cuda. The current stream comes from the generic
+// device guard interface (Stream::native_handle() is the cudaStream_t), the
+// device is set with c10::DeviceGuard, buffers come from at::empty on the
+// input's device (torch's caching allocator, stream-ordered, graph-safe).
+//
+// Tables: a plan's tables (twiddles, roots, chirps, filters) are built on
+// the host in double, rounded once, and uploaded once per device, length
+// and compute type, then kept for the life of the process. The upload is a
+// synchronous copy, so it cannot happen while the stream is captured into
+// a CUDA graph: a transform whose tables are missing then raises, and one
+// run before capturing (the usual warm-up) uploads them.
+#include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/library.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "launch.h"
+#include "ops_driver.h"
+#include "stft_driver.h"
+
+namespace complexext {
+namespace {
+
+struct Tables {
+  std::shared_ptr<const void> plan;  // GpuPlan<float> or GpuPlan<double>
+  at::Tensor device;                 // its table, on the device
+};
+// (device index, fp64, n, real_even)
+using TableKey = std::tuple<int, bool, int64_t, bool>;
+std::mutex tables_mu;
+std::map<TableKey, Tables> tables_cache;
+
+struct CudaExec {
+  const char* name;
+  c10::Device device;
+  void* stream;
+  int64_t smem;
+
+  CudaExec(const char* name_, const at::Tensor& x) : name(name_), device(x.device()) {
+    TORCH_CHECK(device.is_cuda(), name, ": expected a CUDA tensor, got ", device);
+    const auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+    stream = impl->getStream(device).native_handle();
+    long long bytes = 0;
+    check(cx_cuda_max_shared(device.index(), &bytes));
+    smem = bytes;
+  }
+  void check(int code) const {
+    TORCH_CHECK(code == 0, name, ": CUDA error on ", device, ": ", cx_cuda_error_string(code));
+  }
+  bool capturing() const {
+    int c = 0;
+    check(cx_cuda_stream_capturing(stream, &c));
+    return c != 0;
+  }
+  template <class S>
+  gpu::PlanRef<S> plan(int64_t n, bool real_even) {
+    const bool dbl = std::is_same<S, double>::value;
+    const TableKey key(device.index(), dbl, n, real_even);
+    std::lock_guard<std::mutex> g(tables_mu);
+    auto it = tables_cache.find(key);
+    if (it == tables_cache.end()) {
+      TORCH_CHECK(!capturing(), name, ": the FFT tables for length ", n, " (",
+                  dbl ? "fp64" : "fp32", ") are not on ", device,
+                  " yet and cannot be uploaded while the stream is captured into a CUDA graph; "
+                  "run the same transform once before capturing (a warm-up run)");
+      std::shared_ptr<gpu::GpuPlan<S>> P = gpu::make_plan<S>(n, real_even, smem);
+      const auto real = dbl ? at::kDouble : at::kFloat;
+      at::Tensor host = at::empty({(int64_t)P->table.size() * 2}, at::TensorOptions(real));
+      if (!P->table.empty())
+        std::memcpy(host.mutable_data_ptr(), P->table.data(), P->table.size() * sizeof(cx<S>));
+      at::Tensor dev = at::empty_like(host, host.options().device(device));
+      dev.copy_(host);  // synchronous: ready for every stream
+      it = tables_cache.emplace(key, Tables{P, dev}).first;
+    }
+    auto P = std::static_pointer_cast<const gpu::GpuPlan<S>>(it->second.plan);
+    return gpu::PlanRef<S>{P, (const cx<S>*)it->second.device.const_data_ptr()};
+  }
+  void block(const cx_block_job<float>& J, int ti, int to) {
+    check(cx_cuda_block_f32(&J, ti, to, stream));
+  }
+  void block(const cx_block_job<double>& J, int, int) { check(cx_cuda_block_f64(&J, stream)); }
+  void rows(const cx_block_job<float>& J, int ph, int io, cx<float>* w, int64_t ldw) {
+    check(cx_cuda_rows_f32(&J, ph, io, w, ldw, stream));
+  }
+  void rows(const cx_block_job<double>& J, int ph, int, cx<double>* w, int64_t ldw) {
+    check(cx_cuda_rows_f64(&J, ph, w, ldw, stream));
+  }
+  void envelope(const float* w, int64_t n, int64_t hop, int64_t T, double* env, int64_t c) {
+    check(cx_cuda_envelope_f32(w, n, hop, T, env, c, stream));
+  }
+  void envelope(const double* w, int64_t n, int64_t hop, int64_t T, double* env, int64_t c) {
+    check(cx_cuda_envelope_f64(w, n, hop, T, env, c, stream));
+  }
+  void ola(const float* f, const double* env, void* y, int ot, int64_t B, int64_t T, int64_t n,
+           int64_t hop, int64_t start, int64_t length, int comps) {
+    check(cx_cuda_ola_f32(f, env, y, ot, B, T, n, hop, start, length, comps, stream));
+  }
+  void ola(const double* f, const double* env, void* y, int ot, int64_t B, int64_t T, int64_t n,
+           int64_t hop, int64_t start, int64_t length, int comps) {
+    check(cx_cuda_ola_f64(f, env, y, ot, B, T, n, hop, start, length, comps, stream));
+  }
+};
+
+bool fp64(const at::Tensor& x) { return gpu::is_double(x.scalar_type()); }
+
+at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                   bool forward) {
+  c10::DeviceGuard guard(self.device());
+  CudaExec ex("fft_c2c", self);
+  return fp64(self) ? gpu::fft_c2c<double>(ex, self, dim, normalization, forward)
+                    : gpu::fft_c2c<float>(ex, self, dim, normalization, forward);
+}
+
+at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                   bool onesided) {
+  c10::DeviceGuard guard(self.device());
+  CudaExec ex("fft_r2c", self);
+  return fp64(self) ? gpu::fft_r2c<double>(ex, self, dim, normalization, onesided)
+                    : gpu::fft_r2c<float>(ex, self, dim, normalization, onesided);
+}
+
+at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                   int64_t last_dim_size) {
+  c10::DeviceGuard guard(self.device());
+  CudaExec ex("fft_c2r", self);
+  return fp64(self) ? gpu::fft_c2r<double>(ex, self, dim, normalization, last_dim_size)
+                    : gpu::fft_c2r<float>(ex, self, dim, normalization, last_dim_size);
+}
+
+at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
+                int64_t normalization, bool onesided) {
+  c10::DeviceGuard guard(self.device());
+  CudaExec ex("stft", self);
+  return fp64(self) ? gpu::stft<double>(ex, self, window, n_fft, hop, normalization, onesided)
+                    : gpu::stft<float>(ex, self, window, n_fft, hop, normalization, onesided);
+}
+
+at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
+                 int64_t normalization, bool onesided, int64_t start, int64_t length) {
+  c10::DeviceGuard guard(self.device());
+  CudaExec ex("istft", self);
+  return fp64(self) ? gpu::istft<double>(ex, self, window, n_fft, hop, normalization, onesided,
+                                         start, length)
+                    : gpu::istft<float>(ex, self, window, n_fft, hop, normalization, onesided,
+                                        start, length);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(complexext, CUDA, m) {
+  m.impl("fft_c2c", &fft_c2c);
+  m.impl("fft_r2c", &fft_r2c);
+  m.impl("fft_c2r", &fft_c2r);
+  m.impl("stft", &stft);
+  m.impl("istft", &istft);
+}
+
+}  // namespace complexext

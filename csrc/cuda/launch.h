@@ -1,0 +1,46 @@
+// The CUDA kernels' launchers, as the binding sees them: plain functions
+// taking jobs (plain data, csrc/core/cx_block_job.h), pointers, sizes and
+// the stream as void* (a cudaStream_t). No CUDA header here, so the binding
+// compiles against a CPU build of torch. Each returns a cudaError_t value
+// (0: success); cx_cuda_error_string names it.
+//
+// Launches are asynchronous on the given stream; none synchronises with
+// the host, none allocates, so all of them can be captured in a CUDA graph.
+#pragma once
+#include "../core/cx_block_job.h"
+
+extern "C" {
+
+// The one-pass block kernel: every row of J in shared memory. in_type,
+// out_type: 0 fp16, 1 fp32 (fp64 jobs always read and write fp64).
+int cx_cuda_block_f32(const cx_block_job<float>* J, int in_type, int out_type, void* stream);
+int cx_cuda_block_f64(const cx_block_job<double>* J, void* stream);
+
+// One row phase (CX_PH_LOAD, _CHIRP_IN, _POINTWISE, _CHIRP_OUT, _STORE) of
+// every row of J, row r's buffer at work + r*ldw; io_type the storage read
+// (load) or written (store).
+int cx_cuda_rows_f32(const cx_block_job<float>* J, int phase, int io_type, cx<float>* work,
+                     long long ldw, void* stream);
+int cx_cuda_rows_f64(const cx_block_job<double>* J, int phase, cx<double>* work, long long ldw,
+                     void* stream);
+
+// ISTFT: env[s] for s < count (window w of the compute type), and the
+// overlap-add into y (out_type 0 fp16, 1 fp32, 2 fp64; comps 1 real, 2 complex).
+int cx_cuda_envelope_f32(const float* w, long long n_fft, long long hop, long long T, double* env,
+                         long long count, void* stream);
+int cx_cuda_envelope_f64(const double* w, long long n_fft, long long hop, long long T,
+                         double* env, long long count, void* stream);
+int cx_cuda_ola_f32(const float* frames, const double* env, void* y, int out_type, long long B,
+                    long long T, long long n_fft, long long hop, long long start, long long length,
+                    int comps, void* stream);
+int cx_cuda_ola_f64(const double* frames, const double* env, void* y, int out_type, long long B,
+                    long long T, long long n_fft, long long hop, long long start, long long length,
+                    int comps, void* stream);
+
+// Shared memory a block of this device may use (the opt-in maximum).
+int cx_cuda_max_shared(int device, long long* bytes);
+// Whether the stream is being captured into a CUDA graph.
+int cx_cuda_stream_capturing(void* stream, int* capturing);
+const char* cx_cuda_error_string(int code);
+
+}  // extern "C"

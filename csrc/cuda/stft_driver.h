@@ -1,0 +1,133 @@
+// The fused stft and istft over an executor E (see fft_driver.h and
+// ops_driver.h), with the CPU kernels' semantics (csrc/cpu/stft_ops.cpp).
+//
+// stft: one job whose rows are the frames, row (b, t) at b*stride0 + t*hop
+// of the signal, windowed as it loads, stored to out[b, :, t].
+// istft: one job that writes each frame's inverse DFT, windowed as it is
+// stored, into a compute-type frame buffer; the window envelope computed on
+// the device in double; then every output sample gathers the frames that
+// cover it (no atomics: the result does not depend on the launch shape).
+#pragma once
+#include <ATen/ATen.h>
+
+#include "fft_driver.h"
+
+namespace complexext {
+namespace gpu {
+
+inline at::Tensor stft_window(const char* name, const at::Tensor& self, const at::Tensor& window,
+                              int64_t n_fft, at::ScalarType real) {
+  TORCH_CHECK(window.dim() == 1 && window.size(0) == n_fft, name,
+              ": expected a 1-d window of length n_fft = ", n_fft, ", got shape ",
+              window.sizes());
+  TORCH_CHECK(window.is_floating_point(), name, ": expected a real floating point window, got ",
+              window.scalar_type());
+  TORCH_CHECK(window.device() == self.device(), name, ": window must be on ", self.device(),
+              " like the input, got ", window.device());
+  return window.to(real).contiguous();
+}
+
+template <class S, class E>
+at::Tensor stft(E& ex, const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
+                int64_t hop, int64_t normalization, bool onesided) {
+  TORCH_CHECK(self.dim() == 2, "stft: expected a (batch, time) signal, got shape ", self.sizes());
+  const auto t = self.scalar_type();
+  TORCH_CHECK(t == at::kHalf || t == at::kFloat || t == at::kDouble || self.is_complex(),
+              "stft: expected a float16/32/64 or complex signal, got ", t);
+  TORCH_CHECK(n_fft >= 1, "stft: n_fft must be >= 1, got ", n_fft);
+  TORCH_CHECK(hop >= 1, "stft: hop_length must be >= 1, got ", hop);
+  TORCH_CHECK(normalization == 0 || normalization == 1, "stft: normalization must be 0 or 1");
+  TORCH_CHECK(!(onesided && self.is_complex()), "stft: onesided needs a real signal");
+  const int64_t L = self.size(1);
+  TORCH_CHECK(L >= n_fft, "stft: the signal (", L, " samples after padding) is shorter than ",
+              "n_fft = ", n_fft);
+  const int64_t T = 1 + (L - n_fft) / hop, F = onesided ? n_fft / 2 + 1 : n_fft;
+  const at::Tensor win = stft_window("stft", self, window, n_fft, is_double(t) ? at::kDouble
+                                                                               : at::kFloat);
+  at::Tensor out = at::empty({self.size(0), F, T},
+                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)));
+  cx_block_job<S> J{};
+  J.kind = self.is_complex() ? CX_JOB_C2C : CX_JOB_R2C;
+  J.n = n_fft;
+  J.out_len = F;
+  J.scale = (S)(normalization ? 1.0 / std::sqrt((double)n_fft) : 1.0);
+  J.in = self.const_data_ptr();
+  J.out = out.mutable_data_ptr();
+  J.in_stride = self.stride(1);
+  J.out_stride = T;
+  J.rows.nd = 2;
+  J.rows.sizes[0] = self.size(0);
+  J.rows.sizes[1] = T;
+  J.rows.in_strides[0] = self.stride(0);
+  J.rows.in_strides[1] = hop * self.stride(1);
+  J.rows.out_strides[0] = F * T;
+  J.rows.out_strides[1] = 1;
+  J.nrows = self.size(0) * T;
+  J.win_in = win.const_data_ptr<S>();
+  run_gpu_job<S>(ex, J, storage_code(t), storage_code(out.scalar_type()), out.options());
+  return out;
+}
+
+template <class S, class E>
+at::Tensor istft(E& ex, const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
+                 int64_t hop, int64_t normalization, bool onesided, int64_t start,
+                 int64_t length) {
+  TORCH_CHECK(self.dim() == 3 && self.is_complex(),
+              "istft: expected a complex (batch, freq, frames) spectrum, got ", self.scalar_type(),
+              " of shape ", self.sizes());
+  TORCH_CHECK(n_fft >= 1, "istft: n_fft must be >= 1, got ", n_fft);
+  TORCH_CHECK(hop >= 1, "istft: hop_length must be >= 1, got ", hop);
+  TORCH_CHECK(normalization == 1 || normalization == 2, "istft: normalization must be 1 or 2");
+  TORCH_CHECK(start >= 0 && length >= 0, "istft: start and length must be >= 0");
+  const int64_t B = self.size(0), F = self.size(1), T = self.size(2);
+  TORCH_CHECK(F == (onesided ? n_fft / 2 + 1 : n_fft), "istft: expected ",
+              onesided ? n_fft / 2 + 1 : n_fft, " frequency bins for n_fft = ", n_fft,
+              onesided ? " (onesided)" : "", ", got ", F);
+  TORCH_CHECK(T >= 1, "istft: expected at least one frame");
+  const at::ScalarType ct = is_double(self.scalar_type()) ? at::kDouble : at::kFloat;
+  const at::Tensor win = stft_window("istft", self, window, n_fft, ct);
+  const int64_t full = n_fft + hop * (T - 1);
+  at::Tensor env = at::empty({full}, self.options().dtype(at::kDouble));
+  ex.envelope(win.const_data_ptr<S>(), n_fft, hop, T, env.mutable_data_ptr<double>(), full);
+  const int64_t stop = std::min(full, start + length);
+  if (stop > start && !ex.capturing()) {
+    // The NOLA check reads one number back (a host sync, as in
+    // torch.istft); it is skipped while a CUDA graph is being captured.
+    at::Tensor part = env.slice(0, start, stop);
+    const int64_t s = start + part.argmin().item<int64_t>();
+    const double lo = env[s].item<double>();
+    TORCH_CHECK(lo > 1e-11, "istft: the window fails the NOLA condition: the sum of squared ",
+                "windows overlapping sample ", s, " is ", lo, " (hop_length ", hop, ", n_fft ",
+                n_fft, ")");
+  }
+  const auto out_type = onesided ? c10::toRealValueType(self.scalar_type()) : self.scalar_type();
+  at::Tensor y = at::empty({B, length}, self.options().dtype(out_type));
+  if (B == 0 || length == 0) return y;
+  at::Tensor frames =
+      at::empty({B, T, n_fft}, self.options().dtype(onesided ? ct : c10::toComplexType(ct)));
+  cx_block_job<S> J{};
+  J.kind = onesided ? CX_JOB_C2R : CX_JOB_C2C;
+  J.conj_in = J.conj_out = onesided ? 0 : 1;
+  J.n = J.out_len = n_fft;
+  J.scale = (S)(normalization == 1 ? 1.0 / std::sqrt((double)n_fft) : 1.0 / (double)n_fft);
+  J.in = self.const_data_ptr();
+  J.out = frames.mutable_data_ptr();
+  J.in_stride = self.stride(1);
+  J.out_stride = 1;
+  J.rows.nd = 2;
+  J.rows.sizes[0] = B;
+  J.rows.sizes[1] = T;
+  J.rows.in_strides[0] = self.stride(0);
+  J.rows.in_strides[1] = self.stride(2);
+  J.rows.out_strides[0] = T * n_fft;
+  J.rows.out_strides[1] = n_fft;
+  J.nrows = B * T;
+  J.win_out = win.const_data_ptr<S>();
+  run_gpu_job<S>(ex, J, storage_code(self.scalar_type()), storage_code(ct), frames.options());
+  ex.ola((const S*)frames.const_data_ptr(), env.const_data_ptr<double>(), y.mutable_data_ptr(),
+         storage_code(out_type), B, T, n_fft, hop, start, length, onesided ? 1 : 2);
+  return y;
+}
+
+}  // namespace gpu
+}  // namespace complexext
