@@ -12,11 +12,17 @@
 // Tables: a plan's tables (twiddles, roots, chirps, filters) are built on
 // the host in double, rounded once, and uploaded once per device, length
 // and compute type, then kept for the life of the process. The upload is a
-// synchronous copy, so it cannot happen while the stream is captured into
-// a CUDA graph: a transform whose tables are missing then raises, and one
-// run before capturing (the usual warm-up) uploads them.
+// copy from pinned memory on the current stream (no host sync) with an
+// event recorded after it; a later call on another stream makes its stream
+// wait for that event (on the GPU). No upload can happen while the stream
+// is captured into a CUDA graph (the copy would run only at replay): a
+// transform whose tables are missing then raises, and one run before
+// capturing (the usual warm-up) uploads them. Under capture the event wait
+// is left out; the warm-up's stream must be ordered before the capture
+// (torch.cuda.graphs' warm-up pattern does this).
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/core/Event.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
@@ -35,6 +41,8 @@ namespace {
 struct Tables {
   std::shared_ptr<const void> plan;  // GpuPlan<float> or GpuPlan<double>
   at::Tensor device;                 // its table, on the device
+  c10::StreamId stream;              // the stream that uploaded it
+  std::shared_ptr<c10::Event> uploaded;
 };
 // (device index, fp64, n, real_even)
 using TableKey = std::tuple<int, bool, int64_t, bool>;
@@ -44,13 +52,16 @@ std::map<TableKey, Tables> tables_cache;
 struct CudaExec {
   const char* name;
   c10::Device device;
+  c10::Stream current;
   void* stream;
   int64_t smem;
 
-  CudaExec(const char* name_, const at::Tensor& x) : name(name_), device(x.device()) {
+  CudaExec(const char* name_, const at::Tensor& x)
+      : name(name_),
+        device(x.device()),
+        current(c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(x.device())) {
     TORCH_CHECK(device.is_cuda(), name, ": expected a CUDA tensor, got ", device);
-    const auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
-    stream = impl->getStream(device).native_handle();
+    stream = current.native_handle();
     long long bytes = 0;
     check(cx_cuda_max_shared(device.index(), &bytes));
     smem = bytes;
@@ -67,21 +78,27 @@ struct CudaExec {
   gpu::PlanRef<S> plan(int64_t n, bool real_even) {
     const bool dbl = std::is_same<S, double>::value;
     const TableKey key(device.index(), dbl, n, real_even);
+    const bool capture = capturing();
     std::lock_guard<std::mutex> g(tables_mu);
     auto it = tables_cache.find(key);
     if (it == tables_cache.end()) {
-      TORCH_CHECK(!capturing(), name, ": the FFT tables for length ", n, " (",
+      TORCH_CHECK(!capture, name, ": the FFT tables for length ", n, " (",
                   dbl ? "fp64" : "fp32", ") are not on ", device,
                   " yet and cannot be uploaded while the stream is captured into a CUDA graph; "
                   "run the same transform once before capturing (a warm-up run)");
       std::shared_ptr<gpu::GpuPlan<S>> P = gpu::make_plan<S>(n, real_even, smem);
       const auto real = dbl ? at::kDouble : at::kFloat;
-      at::Tensor host = at::empty({(int64_t)P->table.size() * 2}, at::TensorOptions(real));
+      at::Tensor host = at::empty({(int64_t)P->table.size() * 2},
+                                  at::TensorOptions(real).pinned_memory(true));
       if (!P->table.empty())
         std::memcpy(host.mutable_data_ptr(), P->table.data(), P->table.size() * sizeof(cx<S>));
-      at::Tensor dev = at::empty_like(host, host.options().device(device));
-      dev.copy_(host);  // synchronous: ready for every stream
-      it = tables_cache.emplace(key, Tables{P, dev}).first;
+      at::Tensor dev = at::empty({host.numel()}, at::TensorOptions(real).device(device));
+      dev.copy_(host, /*non_blocking=*/true);  // ordered on the current stream
+      auto ev = std::make_shared<c10::Event>(c10::DeviceType::CUDA);
+      ev->record(current);
+      it = tables_cache.emplace(key, Tables{P, dev, current.id(), ev}).first;
+    } else if (!capture && it->second.stream != current.id()) {
+      it->second.uploaded->block(current);  // a GPU-side wait, usually long satisfied
     }
     auto P = std::static_pointer_cast<const gpu::GpuPlan<S>>(it->second.plan);
     return gpu::PlanRef<S>{P, (const cx<S>*)it->second.device.const_data_ptr()};
