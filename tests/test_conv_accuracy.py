@@ -1,6 +1,7 @@
 """Accuracy of complex convolution: complex32 at the rounding floor (the
 complex128 result rounded to complex32), complex64 at fp32 accuracy, the
-portable and F16C conversions bitwise equal, NaN/Inf and overflow."""
+portable and F16C conversions bitwise equal (CPU only: CPU instruction sets),
+NaN/Inf and overflow. On each device, against references on the CPU."""
 import hashlib
 import json
 import os
@@ -12,6 +13,7 @@ import torch
 import torch.nn.functional as TF
 
 import complexext.nn.functional as CF
+from conftest import to_cpu, to_device
 from _refs import rand
 
 C128, C32 = torch.complex128, torch.complex32
@@ -52,16 +54,22 @@ def exact(name, x, w, b, kw):
 
 
 def rel_rms(y, ref):
-    return float((y.to(C128) - ref).abs().norm() / ref.abs().norm())
+    return float((to_cpu(y).to(C128) - ref).abs().norm() / ref.abs().norm())
+
+
+def on(device, *tensors):
+    return [to_device(t, device) for t in tensors]
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_complex32_at_the_rounding_floor(case):
+def test_complex32_at_the_rounding_floor(case, device):
     name, kw = case[0], case[4]
     x, w, b = data(case)
     ref = exact(name, x, w, b, kw)
     floor = rel_rms(ref.to(C32), ref)
-    ratio = rel_rms(getattr(CF, name)(x, w, b, **kw), ref) / floor
+    y = getattr(CF, name)(*on(device, x, w, b), **kw)
+    assert y.device.type == device and y.dtype == C32
+    ratio = rel_rms(y, ref) / floor
     assert ratio <= 1.15, f"complex32 error is {ratio:.3f} x the floor {floor:.3g}"
 
 
@@ -87,7 +95,7 @@ def test_floor_ratio_catches_the_gauss_trick():
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_complex64_at_fp32_accuracy(case):
+def test_complex64_at_fp32_accuracy(case, device):
     """Each real output is one fp32 sum of K = 2 * Cin/groups * kernel-size
     products (K/2 with a real weight); rounding errors of a sum of K terms
     grow like sqrt(K) * eps: the bound."""
@@ -95,7 +103,7 @@ def test_complex64_at_fp32_accuracy(case):
     x, w, b = data(case, torch.complex64)
     terms = (1 if real_w else 2) * (ws[0] if "transpose" in name else ws[1]) * ws[2] * (
         ws[3] if len(ws) == 4 else 1) // (kw.get("groups", 1) if "transpose" in name else 1)
-    err = rel_rms(getattr(CF, name)(x, w, b, **kw), exact(name, x, w, b, kw))
+    err = rel_rms(getattr(CF, name)(*on(device, x, w, b), **kw), exact(name, x, w, b, kw))
     assert err < terms ** 0.5 * 2.0 ** -24
 
 
@@ -119,20 +127,21 @@ def test_portable_and_f16c_conversions_agree_bitwise():
 
 
 @pytest.mark.parametrize("dtype", [C32, torch.complex64], ids=str)
-def test_nan_and_inf_propagate(dtype):
+def test_nan_and_inf_propagate(dtype, device):
     x, w = rand((1, 2, 32), dtype), rand((3, 2, 3), dtype, seed=1)
     x[0, 1, 10] = complex(float("nan"), 0)
     x[0, 0, 20] = complex(float("inf"), 0)
-    y = torch.view_as_real(CF.conv1d(x, w).to(C128))
+    y = torch.view_as_real(to_cpu(CF.conv1d(*on(device, x, w))).to(C128))
     bad = ~torch.isfinite(y).all(-1).all(1)[0]
     assert bad[8:11].all() and bad[18:21].all()
     assert not bad[:8].any() and not bad[11:18].any() and not bad[21:].any()
 
 
-def test_complex32_overflow_gives_inf():
+def test_complex32_overflow_gives_inf(device):
     """fp16 holds magnitudes up to 65504: a larger result becomes inf."""
     x = torch.full((1, 4, 8), 200 + 0j, dtype=C32)
     w = torch.full((1, 4, 3), 100 + 0j, dtype=C32)
-    y = CF.conv1d(x, w)
+    y = to_cpu(CF.conv1d(*on(device, x, w)))
     assert torch.isinf(y.real.float()).all()
-    assert torch.isfinite(CF.conv1d(x * 0.0625, w * 0.0625).real.float()).all()
+    small = to_cpu(CF.conv1d(*on(device, x * 0.0625, w * 0.0625)))
+    assert torch.isfinite(small.real.float()).all()

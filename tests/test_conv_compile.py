@@ -1,6 +1,7 @@
 """torch.compile(fullgraph=True) through complex convolution and its modules:
 forward and backward in one graph, complex32, dynamic shapes, forward-mode
-AD through compiled code (right, or refused by name; never silently wrong)."""
+AD through compiled code (right, or refused by name; never silently wrong).
+On each device; the complex128 cases skip on MPS (no float64)."""
 import pytest
 import torch
 import torch._dynamo.testing
@@ -8,6 +9,7 @@ import torch.autograd.forward_ad as fwAD
 
 import complexext.nn as cnn
 import complexext.nn.functional as CF
+from conftest import to_cpu, to_device
 from _refs import rand
 
 C128 = torch.complex128
@@ -28,9 +30,10 @@ def layers(x, w1, b1, w2):
     return torch.view_as_real(y).float().pow(2).sum()
 
 
-def args(dtype=C128):
-    return [rand((2, 3, 6, 5), dtype, seed=1), rand((4, 3, 3, 3), dtype, seed=2),
-            rand((4,), dtype, seed=3), rand((4, 3, 3, 3), dtype, seed=4)]
+def args(dtype=C128, device="cpu"):
+    return [to_device(t, device) for t in (
+        rand((2, 3, 6, 5), dtype, seed=1), rand((4, 3, 3, 3), dtype, seed=2),
+        rand((4,), dtype, seed=3), rand((4, 3, 3, 3), dtype, seed=4))]
 
 
 def eager_and_compiled(fn, inputs, **compile_kw):
@@ -42,35 +45,38 @@ def eager_and_compiled(fn, inputs, **compile_kw):
     return (out, grads), (cout, cgrads)
 
 
+@pytest.mark.float64
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
-def test_forward_and_backward(backend):
-    (out, grads), (cout, cgrads) = eager_and_compiled(layers, args(), backend=backend)
+def test_forward_and_backward(backend, device):
+    (out, grads), (cout, cgrads) = eager_and_compiled(layers, args(device=device),
+                                                      backend=backend)
     torch.testing.assert_close(cout, out, rtol=1e-6, atol=0)
     for g, cg in zip(grads, cgrads):
         torch.testing.assert_close(cg, g, rtol=1e-12, atol=1e-12)
 
 
-def test_one_graph_no_break():
+def test_one_graph_no_break(device):
     counter = torch._dynamo.testing.CompileCounterWithBackend("aot_eager")
-    inputs = [t.requires_grad_() for t in args()]
+    inputs = [t.requires_grad_() for t in args(torch.complex64, device)]
     torch.compile(layers, backend=counter, fullgraph=True)(*inputs).backward()
     assert counter.frame_count == 1
 
 
-def test_complex32_compiled():
-    (out, grads), (cout, cgrads) = eager_and_compiled(layers, args(torch.complex32),
+def test_complex32_compiled(device):
+    (out, grads), (cout, cgrads) = eager_and_compiled(layers, args(torch.complex32, device),
                                                       backend="aot_eager")
     torch.testing.assert_close(cout, out)
     for g, cg in zip(grads, cgrads):
-        assert cg.dtype == torch.complex32
-        torch.testing.assert_close(torch.view_as_real(cg), torch.view_as_real(g))
+        assert cg.dtype == torch.complex32 and cg.device.type == device
+        torch.testing.assert_close(torch.view_as_real(to_cpu(cg)), torch.view_as_real(to_cpu(g)))
 
 
-def test_module_compiled():
+def test_module_compiled(device):
     torch.manual_seed(0)
     net = torch.nn.Sequential(cnn.ComplexConv1d(2, 4, 3, padding=1, padding_mode="reflect"),
                               cnn.ComplexConvTranspose1d(4, 2, 4, stride=2, padding=1))
-    x = rand((3, 2, 8), torch.complex64)
+    net.to(device)
+    x = to_device(rand((3, 2, 8), torch.complex64), device)
     loss = lambda x: torch.view_as_real(net(x)).pow(2).sum()  # noqa: E731
     expect = torch.autograd.grad(loss(x), list(net.parameters()))
     counter = torch._dynamo.testing.CompileCounterWithBackend("aot_eager")
@@ -81,21 +87,26 @@ def test_module_compiled():
         torch.testing.assert_close(g, e)
 
 
-def test_dynamic_shapes():
+@pytest.mark.float64
+def test_dynamic_shapes(device):
     w = rand((3, 2, 3), C128)
-    cfn = torch.compile(lambda x: CF.conv1d(x, w, padding=1), fullgraph=True,
+    wd = w.to(device)
+    cfn = torch.compile(lambda x: CF.conv1d(x, wd, padding=1), fullgraph=True,
                         backend="aot_eager", dynamic=True)
     for n in (8, 9, 20):
         x = rand((2, 2, n), C128)
-        torch.testing.assert_close(cfn(x), torch.nn.functional.conv1d(x, w, padding=1))
+        torch.testing.assert_close(cfn(x.to(device)).cpu(),
+                                   torch.nn.functional.conv1d(x, w, padding=1))
 
 
 def tangent_reference(inputs, tangents):
     return torch.func.jvp(layers, tuple(inputs), tuple(tangents))[1]
 
 
-def test_forward_ad_dual_tensors_through_compiled():
-    inputs, tangents = args(), [rand(t.shape, C128, seed=10 + i) for i, t in enumerate(args())]
+@pytest.mark.float64
+def test_forward_ad_dual_tensors_through_compiled(device):
+    inputs = args(device=device)
+    tangents = [rand(t.shape, C128, seed=10 + i).to(device) for i, t in enumerate(inputs)]
     expect = tangent_reference(inputs, tangents)
     cfn = torch.compile(layers, fullgraph=True, backend="aot_eager")
     with fwAD.dual_level():
@@ -105,9 +116,11 @@ def test_forward_ad_dual_tensors_through_compiled():
     torch.testing.assert_close(tangent, expect, rtol=1e-10, atol=1e-10)
 
 
-def test_func_jvp_of_compiled():
+@pytest.mark.float64
+def test_func_jvp_of_compiled(device):
     """torch.func.jvp of a compiled function: right or refused, never wrong."""
-    inputs, tangents = args(), [rand(t.shape, C128, seed=10 + i) for i, t in enumerate(args())]
+    inputs = args(device=device)
+    tangents = [rand(t.shape, C128, seed=10 + i).to(device) for i, t in enumerate(inputs)]
     expect = tangent_reference(inputs, tangents)
     for fullgraph in (True, False):
         torch._dynamo.reset()
