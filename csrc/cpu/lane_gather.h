@@ -32,6 +32,9 @@ struct pair_io {
     }
   }
   // count (<= 16) consecutive pairs z[0..count) at p, p+2, ... of each row.
+  static void load_run(const T* p, const cx_i64* off, const index& ix, cx<V>* z, int count) {
+    for (int j = 0; j < count; ++j) z[j] = load(p + 2 * j, off, ix);
+  }
   static void store_run(T* p, const cx_i64* off, const index&, int nl, const cx<V>* z, int count) {
     for (int l = 0; l < nl; ++l)
       for (int j = 0; j < count; ++j) {
@@ -64,6 +67,36 @@ struct avx512_index {
   }
 };
 
+// In place: r[i] lane j becomes r[j] lane i (a 16 x 16 transpose of 32-bit
+// elements: 32-bit, 64-bit, then two 128-bit interleaves; 64 shuffles, no
+// memory round trip).
+static inline void transpose16_epi32(__m512i* r) {
+  __m512i t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  // s[4i+j], 128-bit lane L: column 4L+j of rows 4i..4i+3
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  // column 4L+j takes 128-bit lane L of s[j], s[4+j], s[8+j], s[12+j]
+  for (int j = 0; j < 4; ++j) {
+    const __m512i u0 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x44);
+    const __m512i u1 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xEE);
+    const __m512i u2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x44);
+    const __m512i u3 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xEE);
+    t[j] = _mm512_shuffle_i32x4(u0, u2, 0x88);
+    t[4 + j] = _mm512_shuffle_i32x4(u0, u2, 0xDD);
+    t[8 + j] = _mm512_shuffle_i32x4(u1, u3, 0x88);
+    t[12 + j] = _mm512_shuffle_i32x4(u1, u3, 0xDD);
+  }
+  for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
 template <>
 struct pair_io<float, cx_half_t, lanes_of<float> > {
   typedef vf V;
@@ -87,25 +120,35 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     if (ix.contig) _mm512_mask_storeu_epi32(p + off[0], m, v);
     else _mm512_mask_i32scatter_epi32(p + off[0], m, ix.idx, v, 2);
   }
-  // Rows are written a cache line at a time: the 16 pairs of each k go to
-  // a tile row, and each lane's column is gathered back from L1 and stored
-  // contiguously (a scatter of 16 lines per k is several times slower).
+  // Runs of 16 pairs of each row move a cache line at a time: one load
+  // (store) per row, and a register transpose between rows and lanes (a
+  // gather or scatter per pair is several times slower).
+  static void load_run(const cx_half_t* p, const cx_i64* off, const index& ix, cx<V>* z,
+                       int count) {
+    __m512i r[16];
+    const __mmask16 m = (__mmask16)((1u << count) - 1);
+    for (int l = 0; l < 16; ++l) r[l] = _mm512_maskz_loadu_epi32(m, p + off[l]);
+    transpose16_epi32(r);
+    for (int j = 0; j < count; ++j) {
+      __m256i re = _mm512_cvtepi32_epi16(r[j]);
+      __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(r[j], 16));
+      z[j] = cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
+    }
+    (void)ix;
+  }
   static void store_run(cx_half_t* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
                         int count) {
-    alignas(64) int tile[16][16];
+    __m512i r[16];
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     for (int j = 0; j < count; ++j) {
       __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z[j].re, rn));
       __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z[j].im, rn));
-      _mm512_store_si512(tile[j], _mm512_or_si512(re, _mm512_slli_epi32(im, 16)));
+      r[j] = _mm512_or_si512(re, _mm512_slli_epi32(im, 16));
     }
-    const __m512i col = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176,
-                                          192, 208, 224, 240);
+    for (int j = count; j < 16; ++j) r[j] = _mm512_setzero_si512();
+    transpose16_epi32(r);
     const __mmask16 m = (__mmask16)((1u << count) - 1);
-    for (int l = 0; l < nl; ++l) {
-      __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, col, &tile[0][l], 4);
-      _mm512_mask_storeu_epi32(p + off[l], m, v);
-    }
+    for (int l = 0; l < nl; ++l) _mm512_mask_storeu_epi32(p + off[l], m, r[l]);
     (void)ix;
   }
   static cx<V> slow_load(const cx_half_t* p, const cx_i64* off) {
@@ -171,6 +214,9 @@ struct pair_io<float, float, lanes_of<float> > {
     }
     _mm512_mask_i32scatter_pd(base, (__mmask8)(m & 0xff), _mm512_castsi512_si256(ix.idx), lo, 4);
     _mm512_mask_i32scatter_pd(base, (__mmask8)(m >> 8), _mm512_extracti64x4_epi64(ix.idx, 1), hi, 4);
+  }
+  static void load_run(const float* p, const cx_i64* off, const index& ix, cx<V>* z, int count) {
+    for (int j = 0; j < count; ++j) z[j] = load(p + 2 * j, off, ix);
   }
   static void store_run(float* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
                         int count) {

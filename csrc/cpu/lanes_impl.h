@@ -215,6 +215,18 @@ struct group {
       // elements): fetch a few elements ahead for the first and last lane,
       // which covers every lane when they are adjacent.
       const bool far = in_stride * 2 * (cx_i64)sizeof(Ti) >= 256;
+      if (in_stride == 1) {
+        // adjacent pairs: runs of 16 per row
+        for (cx_i64 k = 0; k < n; k += 16) {
+          const int c = (int)(n - k < 16 ? n - k : 16);
+          in_io::load_run(in + 2 * k, ioff, iidx, a + k, c);
+          for (int j = 0; j < c; ++j) {
+            if (J->conj_in) a[k + j] = cx_conj(a[k + j]);
+            if (wi) a[k + j] = cx_scale(a[k + j], wi[k + j]);
+          }
+        }
+        return;
+      }
       for (cx_i64 k = 0; k < n; ++k) {
         if (far && k + 8 < n) {
           __builtin_prefetch(in + ioff[0] + (k + 8) * in_stride * 2);
@@ -222,6 +234,15 @@ struct group {
         }
         a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
         if (wi) a[k] = cx_scale(a[k], wi[k]);
+      }
+    } else if (J->kind == CX_R2C && n % 2 == 0 && in_stride == 1) {
+      // pairs of adjacent reals, in runs of 16 per row
+      for (cx_i64 k = 0; k < h; k += 16) {
+        const int c = (int)(h - k < 16 ? h - k : 16);
+        in_io::load_run(in + 2 * k, ioff, iidx, a + k, c);
+        if (wi)
+          for (int j = 0; j < c; ++j)
+            a[k + j] = cx_make<V>(a[k + j].re * wi[2 * (k + j)], a[k + j].im * wi[2 * (k + j) + 1]);
       }
     } else if (J->kind == CX_R2C && n % 2 == 0) {
       for (cx_i64 k = 0; k < h; ++k) {
