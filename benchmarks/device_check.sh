@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Everything that needs a CUDA GPU, in one command of under 8 minutes:
+#
+#   bash benchmarks/device_check.sh
+#
+# Stages, each timed and under its own `timeout` (a later stage runs even
+# when an earlier one failed; the exit status is non-zero if any failed):
+#   setup      torch, numpy, scipy, pytest, hypothesis importable (pip
+#              installs only what is missing; torch is never reinstalled)
+#   build      COMPLEXEXT_CUDA=1 pip install --no-build-isolation -e .,
+#              for this GPU's architecture only (TORCH_CUDA_ARCH_LIST)
+#   tests      pytest -m cuda over tests/, then tests/test_cuda*.py
+#   bench      python benchmarks/gpu.py (FFT, convolution, STFT against
+#              torch; PASS/FAIL per target; a missed target fails the stage)
+#   memcheck   compute-sanitizer --tool memcheck on a few small calls
+#   racecheck  compute-sanitizer --tool racecheck on the FFT/STFT calls
+#              (benchmarks/sanitize_cuda.sh)
+# The whole run is held to DEVICE_CHECK_BUDGET seconds (default 470): a
+# stage gets the smaller of its own limit and the time left, and is
+# skipped (counted as failed) when under 15 s are left.
+# The log goes to stdout and, when $OUT is set, to $OUT/device_check.log
+# (the benchmark's table also to $OUT/gpu_bench.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUDGET=${DEVICE_CHECK_BUDGET:-470}
+START=$SECONDS
+PY=${PYTHON:-python}
+declare -a SUMMARY=()
+FAILED=0
+
+# stage NAME LIMIT COMMAND...: run COMMAND under timeout, record the result.
+stage() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((BUDGET - (SECONDS - START)))
+  if ((left < 15)); then
+    SUMMARY+=("$(printf '%-10s SKIPPED  (time budget spent)' "$name")")
+    FAILED=1
+    return 0
+  fi
+  ((limit > left)) && limit=$left
+  echo
+  echo "=== $name (limit ${limit}s) ==="
+  local t0=$SECONDS rc=0
+  timeout --kill-after=10 "$limit" "$@" || rc=$?
+  local took=$((SECONDS - t0)) verdict=ok
+  if ((rc == 124 || rc == 137)); then
+    verdict="TIMEOUT"
+  elif ((rc != 0)); then
+    verdict="FAILED (exit $rc)"
+  fi
+  [[ $verdict == ok ]] || FAILED=1
+  SUMMARY+=("$(printf '%-10s %-16s %4ds' "$name" "$verdict" "$took")")
+  echo "=== $name: $verdict in ${took}s"
+}
+
+setup() {
+  if ! "$PY" -c 'import torch' 2>/dev/null; then
+    echo "torch missing: pip install torch"
+    "$PY" -m pip install -q torch
+  fi
+  local missing=()
+  for m in numpy scipy pytest hypothesis; do
+    "$PY" -c "import $m" 2>/dev/null || missing+=("$m")
+  done
+  if ((${#missing[@]})); then
+    echo "pip install ${missing[*]}"
+    "$PY" -m pip install -q "${missing[@]}"
+  fi
+  "$PY" - <<'EOF'
+import torch
+print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, "
+      f"device: {torch.cuda.get_device_name() if torch.cuda.is_available() else 'none'}")
+if not torch.cuda.is_available():
+    raise SystemExit("setup: torch sees no CUDA device")
+EOF
+  command -v nvcc || ls "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc"
+}
+
+build() {
+  local arch
+  arch=$("$PY" -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')
+  echo "building for sm ${arch} with $(nproc) jobs"
+  COMPLEXEXT_CUDA=1 TORCH_CUDA_ARCH_LIST="$arch" MAX_JOBS=$(nproc) \
+    "$PY" -m pip install --no-build-isolation -e . -q
+  "$PY" -c 'import torch, complexext; print("built:", torch.ops.complexext.built_with())'
+}
+
+tests() {
+  local rc=0
+  "$PY" -m pytest -q -p no:cacheprovider -m cuda tests || rc=$?
+  # exit 5: nothing collected (no test marked cuda)
+  ((rc == 5)) && rc=0
+  shopt -s nullglob
+  local files=(tests/test_cuda*.py)
+  if ((${#files[@]})); then
+    "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" || rc=$?
+  else
+    echo "no tests/test_cuda*.py"
+  fi
+  return "$rc"
+}
+
+bench() {
+  if [[ -n "${OUT:-}" ]]; then
+    "$PY" benchmarks/gpu.py | tee "$OUT/gpu_bench.txt"
+  else
+    "$PY" benchmarks/gpu.py
+  fi
+}
+
+# `bash device_check.sh _stage NAME` runs one stage function (timeout runs
+# commands, not functions).
+if [[ ${1:-} == _stage ]]; then
+  "$2"
+  exit
+fi
+
+if [[ -n "${OUT:-}" ]]; then
+  mkdir -p "$OUT"
+  exec > >(tee -a "$OUT/device_check.log") 2>&1
+fi
+
+SELF=benchmarks/device_check.sh
+stage setup 120 bash "$SELF" _stage setup
+stage build 200 bash "$SELF" _stage build
+stage tests 80 bash "$SELF" _stage tests
+stage bench 100 bash "$SELF" _stage bench
+stage memcheck 50 bash benchmarks/sanitize_cuda.sh memcheck
+stage racecheck 40 bash benchmarks/sanitize_cuda.sh racecheck
+
+echo
+echo "=== summary ($((SECONDS - START))s of ${BUDGET}s)"
+printf '  %s\n' "${SUMMARY[@]}"
+if ((FAILED)); then
+  echo "device check: FAILED"
+  exit 1
+fi
+echo "device check: all stages passed"
