@@ -1,11 +1,16 @@
 """The examples: the DCCRN-style model trains in complex32 and tracks
 complex64; the forward-mode workflows agree with finite differences and
-reverse mode."""
+reverse mode. The training runs and workflows run on the CPU (they are
+CPU-sized); one training step of the model runs on each device against the
+same step on the CPU."""
+import copy
 import os
 import sys
 
 import pytest
 import torch
+
+from conftest import to_cpu
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "examples"))
@@ -29,6 +34,30 @@ def test_complex32_tracks_complex64(runs):
     diffs = [abs(a - b) for a, b in zip(runs[torch.complex32], runs[torch.complex64])]
     assert max(diffs) < 0.25
     assert abs(sum(runs[torch.complex32][-5:]) - sum(runs[torch.complex64][-5:])) / 5 < 0.1
+
+
+@pytest.mark.parametrize("dtype,loss_tol,grad_tol", [(torch.complex32, 0.05, 2e-2),
+                                                     (torch.complex64, 1e-3, 1e-4)],
+                         ids=["complex32", "complex64"])
+def test_model_step_on_device_matches_cpu(dtype, loss_tol, grad_tol, device):
+    """Loss (dB) and gradients of one step of the tiny model, on the device and on
+    the CPU from the same parameters and data."""
+    torch.manual_seed(3)
+    model = dccrn.DCCRN(n_fft=64, hop=16, channels=(4, 8)).float()  # float32 window
+    g = torch.Generator().manual_seed(4)
+    clean = dccrn.speech_like(2, 2000, generator=g)
+    noisy = dccrn.add_noise(clean, generator=g)
+    results = []
+    for dev in ("cpu", device):
+        m = copy.deepcopy(model).to(dev)
+        loss = dccrn.neg_si_snr(dccrn.run(m, noisy.to(dev), dtype), clean.to(dev))
+        grads = torch.autograd.grad(loss, list(m.parameters()))
+        assert loss.device.type == dev
+        results.append((loss.item(), [to_cpu(t).to(torch.complex128) for t in grads]))
+    (loss0, grads0), (loss1, grads1) = results
+    assert abs(loss1 - loss0) <= loss_tol
+    for a, b in zip(grads0, grads1):
+        assert (a - b).norm() <= grad_tol * a.norm()
 
 
 def _dot(a, b):

@@ -1,7 +1,8 @@
 """complex32 accuracy of stft/istft against torch in float64, as a ratio to
 the rounding floor (the error of the exact result rounded to the output
 dtype, on the same data), the round trip, and the peak memory of a complex32
-stft (no more than its output plus the padded signal)."""
+stft (no more than its output plus the padded signal; CPU only: process RSS).
+On each device, against references on the CPU."""
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 import torch
 
 import complexext
+from conftest import to_cpu, to_device
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 
@@ -27,7 +29,7 @@ SETTINGS = [  # n_fft, keyword arguments (window length taken from win_length)
 
 
 def rel(a, ref):
-    return float((a.to(ref.dtype) - ref).norm() / ref.norm())
+    return float((to_cpu(a).to(ref.dtype) - ref).norm() / ref.norm())
 
 
 def floor(ref, dtype):
@@ -47,29 +49,33 @@ def window(n_fft, kw):
 
 
 @pytest.mark.parametrize("n_fft,kw", SETTINGS)
-def test_stft_complex32_at_the_floor(n_fft, kw):
+def test_stft_complex32_at_the_floor(n_fft, kw, device):
     x, w = signal(), window(n_fft, kw)
     ref = torch.stft(x.double(), n_fft, window=w, return_complex=True, **kw)
-    got = complexext.stft(x, n_fft, window=w.float(), return_complex=True, **kw)
+    got = complexext.stft(x.to(device), n_fft, window=w.float().to(device), return_complex=True,
+                          **kw)
     assert got.dtype == torch.complex32 and got.shape == ref.shape
+    assert got.device.type == device
     assert rel(got, ref) <= LIMIT * floor(ref, torch.complex32)
 
 
 @pytest.mark.parametrize("n_fft,kw", SETTINGS)
-def test_istft_complex32_at_the_floor(n_fft, kw):
+def test_istft_complex32_at_the_floor(n_fft, kw, device):
     x, w = signal(1), window(n_fft, kw)
     spec = torch.stft(x.double(), n_fft, window=w, return_complex=True, **kw)
     spec = spec.to(torch.complex32)  # the data: exact complex32 values
     kw = dict(kw, window=w, length=16000)
     rc = kw.get("onesided") is False
     ref = torch.istft(spec.to(torch.complex128), n_fft, return_complex=rc, **kw)
-    got = complexext.istft(spec, n_fft, return_complex=rc, **dict(kw, window=w.float()))
+    got = complexext.istft(to_device(spec, device), n_fft, return_complex=rc,
+                           **dict(kw, window=w.float().to(device)))
     assert got.dtype == (torch.complex32 if rc else torch.float16)
+    assert got.device.type == device
     assert rel(got, ref) <= LIMIT * floor(ref, got.dtype)
 
 
 @pytest.mark.parametrize("n_fft,kw", SETTINGS[:3] + SETTINGS[4:])
-def test_round_trip_within_the_floor(n_fft, kw):
+def test_round_trip_within_the_floor(n_fft, kw, device):
     """istft(stft(x)) of a float16 signal. The floor of a round trip through
     complex32 storage: the exact float64 path with its spectrum rounded to
     complex32 and its output to float16. The round trip is within that,
@@ -79,23 +85,26 @@ def test_round_trip_within_the_floor(n_fft, kw):
     ikw = dict(kw, window=w, length=16000)
     spec = torch.stft(x.double(), n_fft, **skw)
     ideal = torch.istft(spec.to(torch.complex32).to(torch.complex128), n_fft, **ikw).half()
-    got = complexext.istft(complexext.stft(x, n_fft, **dict(skw, window=w.float())), n_fft,
-                           **dict(ikw, window=w.float()))
+    wd = w.float().to(device)
+    got = complexext.istft(complexext.stft(x.to(device), n_fft, **dict(skw, window=wd)), n_fft,
+                           **dict(ikw, window=wd))
     assert got.dtype == torch.float16
     assert rel(got, x.double()) <= LIMIT * rel(ideal, x.double())
     assert rel(got, x.double()) < floor(spec, torch.complex32)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
-def test_single_precision_no_worse_than_torch(dtype):
+def test_single_precision_no_worse_than_torch(dtype, device):
     """float32/complex64: fp32 compute rounds at every FFT pass (several times
-    the complex64 floor); the error is at most torch.stft's own in float32."""
+    the complex64 floor); the error is at most torch.stft's own in float32
+    (on the same device)."""
     x = signal(3).to(dtype)
     w = torch.hann_window(400, dtype=torch.float64)
     ref = torch.stft(x.to(torch.complex128 if dtype.is_complex else torch.float64), 400, 160,
                      window=w, return_complex=True)
-    got = complexext.stft(x, 400, 160, window=w.float(), return_complex=True)
-    peer = torch.stft(x, 400, 160, window=w.float(), return_complex=True)
+    xd, wd = to_device(x, device), w.float().to(device)
+    got = complexext.stft(xd, 400, 160, window=wd, return_complex=True)
+    peer = torch.stft(xd, 400, 160, window=wd, return_complex=True)
     assert rel(got, ref) <= rel(peer, ref)
 
 

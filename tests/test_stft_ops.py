@@ -1,5 +1,6 @@
 """The stft/istft primitives: torch.library.opcheck, fake kernels, vmap rules,
-and torch.compile(fullgraph=True) through complexext.stft/istft."""
+and torch.compile(fullgraph=True) through complexext.stft/istft. On each
+device; the float64 cases skip on MPS (no float64)."""
 import warnings
 
 import pytest
@@ -9,19 +10,21 @@ import torch.autograd.forward_ad as fwAD
 
 import complexext
 from complexext._load import ops
+from conftest import skip_float64, to_cpu, to_device
 from _refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 
 
-def strided(x, kind):
+def strided(x, kind, device="cpu"):
+    """x (on the CPU) on device in the given layout."""
     if kind == "transposed":
-        return x.transpose(0, 1).contiguous().transpose(0, 1)
+        return to_device(x.transpose(0, 1).contiguous(), device).transpose(0, 1)
     if kind == "step":
         big = torch.zeros(*[2 * s for s in x.shape], dtype=x.dtype)
         big[tuple(slice(None, None, 2) for _ in x.shape)] = x
-        return big[tuple(slice(None, None, 2) for _ in x.shape)]
-    return x
+        return to_device(big, device)[tuple(slice(None, None, 2) for _ in x.shape)]
+    return to_device(x, device)
 
 
 SAMPLES = [  # op, dtype, shape, args after the window, layout
@@ -41,18 +44,20 @@ def sample_id(s):
     return f"{s[0]}-{str(s[1]).split('.')[1]}-{'x'.join(map(str, s[2]))}-{s[4]}"
 
 
-def inputs(sample, seed=4):
+def inputs(sample, seed=4, device="cpu"):
     op, dtype, shape, args, layout = sample
-    x = strided(rand(shape, dtype, seed=seed), layout)
+    x = strided(rand(shape, dtype, seed=seed), layout, device)
     w = torch.hann_window(args[0], dtype=torch.float64) + 0.5
-    return x, w.to(torch.float32 if dtype in (torch.float32, torch.complex64) else
-                   torch.float64), args
+    wdtype = torch.float64 if dtype in (torch.float64, torch.complex128) else torch.float32
+    if device != "mps" and dtype in (torch.float16, torch.complex32):
+        wdtype = torch.float64  # any real window dtype is taken; MPS has no float64
+    return x, w.to(wdtype).to(device), args
 
 
 @pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
 @pytest.mark.parametrize("sample", SAMPLES, ids=sample_id)
-def test_opcheck(sample, grad):
-    x, w, args = inputs(sample)
+def test_opcheck(sample, grad, device):
+    x, w, args = inputs(sample, device=device)
     x.requires_grad_(grad)
     w.requires_grad_(grad)
     tests = ("test_schema", "test_autograd_registration", "test_faketensor",
@@ -65,12 +70,13 @@ def test_opcheck(sample, grad):
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=sample_id)
-def test_fake_matches_kernel(sample):
-    x, w, args = inputs(sample)
+def test_fake_matches_kernel(sample, device):
+    x, w, args = inputs(sample, device=device)
     real = getattr(ops, sample[0])(x, w, *args)
     with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
         fake = getattr(ops, sample[0])(mode.from_tensor(x), mode.from_tensor(w), *args)
     assert (fake.shape, fake.dtype, fake.stride()) == (real.shape, real.dtype, real.stride())
+    assert fake.device == real.device and real.device.type == device
 
 
 BAD = [  # op, input, window, args, message
@@ -89,7 +95,8 @@ BAD = [  # op, input, window, args, message
 
 
 @pytest.mark.parametrize("op,x,w,args,msg", BAD, ids=[b[4] for b in BAD])
-def test_ops_refuse_bad_arguments_like_their_fakes(op, x, w, args, msg):
+def test_ops_refuse_bad_arguments_like_their_fakes(op, x, w, args, msg, device):
+    x, w = to_device(x, device), w.to(device)
     with pytest.raises(RuntimeError, match=f"{op}: .*{msg}"):
         getattr(ops, op)(x, w, *args)
     with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
@@ -99,19 +106,19 @@ def test_ops_refuse_bad_arguments_like_their_fakes(op, x, w, args, msg):
 
 @pytest.mark.parametrize("in_dims", [(0, None), (1, None), (-1, None), (None, 0), (2, 0)])
 @pytest.mark.parametrize("sample", SAMPLES[1::2], ids=sample_id)
-def test_vmap_rules(sample, in_dims):
+def test_vmap_rules(sample, in_dims, device):
     """vmap of each op (its registered rule) equals a loop over the batch."""
-    x, w, args = inputs(sample)
+    x, w, args = inputs(sample, device=device)
     xd, wd = in_dims
     fn = lambda x, w: getattr(ops, sample[0])(x, w, *args)  # noqa: E731
-    xs = [inputs(sample, seed=s)[0] for s in range(3)]
+    xs = [inputs(sample, seed=s, device=device)[0] for s in range(3)]
     ws = [w * (1 + s) for s in range(3)]
     xb = x if xd is None else torch.stack(xs, dim=xd)
     wb = w if wd is None else torch.stack(ws, dim=wd)
     got = torch.vmap(fn, in_dims=in_dims)(xb, wb)
     expect = torch.stack([fn(x if xd is None else xs[i], w if wd is None else ws[i])
                           for i in range(3)])
-    real = lambda t: torch.view_as_real(t) if t.is_complex() else t  # noqa: E731
+    real = lambda t: torch.view_as_real(to_cpu(t)) if t.is_complex() else t.cpu()  # noqa: E731
     assert torch.equal(real(got), real(expect))
 
 
@@ -134,42 +141,48 @@ def torch_pipeline(x, w):
     return back.pow(2).sum() + spec.abs().sum()
 
 
+@pytest.mark.float64
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
-def test_compile_forward_and_backward(backend, fresh_dynamo):
+def test_compile_forward_and_backward(backend, fresh_dynamo, device):
     counter = torch._dynamo.testing.CompileCounterWithBackend(backend)
     x = rand((3, 40), torch.float64).requires_grad_()
     w = (torch.hann_window(16, dtype=torch.float64) + 0.1).requires_grad_()
-    out = torch.compile(pipeline, backend=counter, fullgraph=True)(x, w)
-    grads = torch.autograd.grad(out, (x, w))
+    xd, wd = x.detach().to(device).requires_grad_(), w.detach().to(device).requires_grad_()
+    out = torch.compile(pipeline, backend=counter, fullgraph=True)(xd, wd)
+    grads = [g.cpu() for g in torch.autograd.grad(out, (xd, wd))]
     expect = torch_pipeline(x, w)
-    torch.testing.assert_close(out, expect)
-    torch.testing.assert_close(grads, torch.autograd.grad(expect, (x, w)))
+    torch.testing.assert_close(out.cpu(), expect)
+    torch.testing.assert_close(grads, list(torch.autograd.grad(expect, (x, w))))
     assert counter.frame_count == 1
 
 
-def test_compile_complex32_and_dual_tensors(fresh_dynamo):
+def test_compile_complex32_and_dual_tensors(fresh_dynamo, device):
     """float16 -> complex32 -> float16 compiled with its backward, and forward-mode
-    dual tensors through a compiled function."""
+    dual tensors through a compiled function (float64: not on MPS)."""
     def half_pipe(x, w):
         y = complexext.istft(complexext.stft(x, 64, 16, window=w, return_complex=True),
                              64, 16, window=w, length=x.shape[-1])
         return y.float().pow(2).sum()
-    x = rand((2, 256), torch.float16).requires_grad_()
-    w = torch.hann_window(64)
+    x = rand((2, 256), torch.float16).to(device).requires_grad_()
+    w = torch.hann_window(64).to(device)
     out = torch.compile(half_pipe, backend="aot_eager", fullgraph=True)(x, w)
     (grad,) = torch.autograd.grad(out, x)
     (expect,) = torch.autograd.grad(half_pipe(x, w), x)
-    assert grad.dtype == torch.float16 and torch.equal(grad, expect)
+    assert grad.dtype == torch.float16 and grad.device.type == device
+    assert torch.equal(grad, expect)
+    skip_float64(device)
     xd, t = rand((3, 40), torch.float64), rand((3, 40), torch.float64, seed=1)
     wd = torch.hann_window(16, dtype=torch.float64) + 0.1
     _, expect = torch.func.jvp(lambda x: torch_pipeline(x, wd), (xd,), (t,))
     cfn = torch.compile(pipeline, backend="aot_eager", fullgraph=True)
     with fwAD.dual_level():
-        tangent = fwAD.unpack_dual(cfn(fwAD.make_dual(xd, t), wd)).tangent
-    torch.testing.assert_close(tangent, expect)
+        dual = fwAD.make_dual(xd.to(device), t.to(device))
+        tangent = fwAD.unpack_dual(cfn(dual, wd.to(device))).tangent
+    torch.testing.assert_close(tangent.cpu(), expect)
 
 
-def test_compile_dynamic_shapes(fresh_dynamo):
+@pytest.mark.float64
+def test_compile_dynamic_shapes(fresh_dynamo, device):
     ones = torch.ones(16, dtype=torch.float64)
 
     def fn(x):
@@ -177,9 +190,11 @@ def test_compile_dynamic_shapes(fresh_dynamo):
     cfn = torch.compile(fn, fullgraph=True, backend="aot_eager", dynamic=True)
     for n in (40, 57, 80):
         x = rand((2, n), torch.float64, seed=n).requires_grad_()
+        xd = x.detach().to(device).requires_grad_()
         expect = torch.istft(torch.stft(x, 16, 4, window=ones, return_complex=True), 16, 4,
                              window=ones)
-        got = cfn(x)
-        torch.testing.assert_close(got, expect)
-        torch.testing.assert_close(torch.autograd.grad(got.sum(), x),
-                                   torch.autograd.grad(expect.sum(), x))
+        got = cfn(xd)
+        assert got.device.type == device
+        torch.testing.assert_close(got.cpu(), expect)
+        torch.testing.assert_close(torch.autograd.grad(got.sum(), xd)[0].cpu(),
+                                   torch.autograd.grad(expect.sum(), x)[0])
