@@ -116,6 +116,8 @@ def test_convolution_gradients_match_cpu(device):
 
 
 def test_complex128(device):
+    """complex128 runs where the device has float64; on MPS every op refuses it
+    by name (Metal has no float64)."""
     x = torch.randn(8, dtype=torch.complex128)
     if device != "mps":
         y = complexext.fft.fft(x.to(device)).cpu()
@@ -127,3 +129,7 @@ def test_complex128(device):
         pytest.skip(f"torch itself keeps complex128 off MPS: {e}")
     with pytest.raises(RuntimeError, match="Metal has no float64"):
         complexext.fft.fft(xd)
+    with pytest.raises(RuntimeError, match="Metal has no float64"):
+        cnf.conv1d(xd.view(1, 1, 8), xd[:3].view(1, 1, 3))
+    with pytest.raises((RuntimeError, TypeError), match="float64"):
+        complexext.stft(xd.view(1, 8), 4, 2, return_complex=True)
