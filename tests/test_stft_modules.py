@@ -10,7 +10,7 @@ import torch
 
 import complexext
 from complexext.nn import ISTFT, STFT
-from conftest import to_cpu, to_device
+from conftest import to_cpu
 from _refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
