@@ -123,12 +123,12 @@ if [[ -n "${OUT:-}" ]]; then
 fi
 
 SELF=benchmarks/device_check.sh
-stage setup 120 bash "$SELF" _stage setup
-stage build 200 bash "$SELF" _stage build
-stage tests 80 bash "$SELF" _stage tests
-stage bench 100 bash "$SELF" _stage bench
-stage memcheck 50 bash benchmarks/sanitize_cuda.sh memcheck
-stage racecheck 40 bash benchmarks/sanitize_cuda.sh racecheck
+stage setup 60 bash "$SELF" _stage setup
+stage build 240 bash "$SELF" _stage build
+stage tests 70 bash "$SELF" _stage tests
+stage bench 90 bash "$SELF" _stage bench
+stage memcheck 45 bash benchmarks/sanitize_cuda.sh memcheck
+stage racecheck 35 bash benchmarks/sanitize_cuda.sh racecheck
 
 echo
 echo "=== summary ($((SECONDS - START))s of ${BUDGET}s)"
