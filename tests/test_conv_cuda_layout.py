@@ -253,3 +253,47 @@ def test_gpu_benchmark_parses_and_exits_cleanly_without_a_device():
         res = run_py()
         assert res.returncode == 2 and "no CUDA device" in res.stdout
         assert "Traceback" not in res.stderr
+
+
+def test_cuda_kernels_registered():
+    """The CUDA kernels are registered in every build (ATen code only)."""
+    for op in ("convolution", "convolution_weight_grad", "_conv_real_layout",
+               "_conv_weight_grad_real_layout"):
+        assert torch._C._dispatch_has_kernel_for_dispatch_key(f"complexext::{op}", "CUDA"), op
+
+
+def on_device_checks(dev):
+    """The public functions and every method on dev against complex128 on
+    the CPU: complex32 at the floor (default method, with a bias), complex64
+    at fp32 accuracy with TF32 off, gradients of complex32 at the floor."""
+    import complexext.nn.functional as CF
+    to = lambda t: None if t is None else t.to(dev)  # noqa: E731
+    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        for case in CASES:
+            x, w, b = data(case, C32)
+            ref = exact(case, x, w, b)
+            y = getattr(CF, case[0])(to(x), to(w), to(b), **case[4])
+            assert y.device.type == torch.device(dev).type
+            assert floor_ratio(y.cpu(), ref) <= 1.15, case
+            for method in METHODS:
+                y = ops._conv_real_layout(to(x), to(w), to(b), *op_args(case), method)
+                assert floor_ratio(y.cpu(), ref) <= (1.15 if rounds_once(method, True) else 4)
+            x, w, b = data(case, C64)
+            err = rel_rms(getattr(CF, case[0])(to(x), to(w), to(b), **case[4]).cpu(),
+                          exact(case, x, w, b))
+            assert err < 1e-5, (case, err)
+    case = CASES[3]
+    x, w, b = data(case, C32)
+    g = rand(tuple(exact(case, x, w, b).shape), C32, seed=9)
+    xw = [t.to(C128).requires_grad_() for t in (x, w, b)]
+    exact(case, *xw).backward(g.to(C128))
+    xd = [to(t).requires_grad_() for t in (x, w, b)]
+    getattr(CF, case[0])(*xd, **case[4]).backward(to(g))
+    for got, want in zip(xd, xw):
+        assert floor_ratio(got.grad.cpu(), want.grad) <= 1.15
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_on_cuda():
+    on_device_checks("cuda")
