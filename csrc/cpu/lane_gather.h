@@ -48,15 +48,20 @@ struct pair_io {
 // Lane offsets relative to lane 0, in scalars, as gather indices (usable
 // when they fit in int32).
 // contig: the rows' pairs are adjacent (lane l at off[0] + 2*l), so one
-// plain vector load or store moves them.
+// plain vector load or store moves them. split: otherwise, lanes [0, split)
+// and [split, 16) are each adjacent (a group of rows that crosses from one
+// batch entry to the next, e.g. the frames of two signals in an STFT): two
+// masked moves instead of a gather or scatter.
 struct avx512_index {
   __m512i idx;
   int ok;
   int contig;
+  int split;
   void set(const cx_i64* off) {
     int tmp[16];
     ok = 1;
     contig = 1;
+    split = 0;
     for (int l = 0; l < 16; ++l) {
       cx_i64 d = off[l] - off[0];
       if (d > 0x3fffffff || d < -0x3fffffff) ok = 0;
@@ -64,7 +69,14 @@ struct avx512_index {
       tmp[l] = (int)d;
     }
     idx = _mm512_loadu_si512(tmp);
+    if (contig) return;
+    int s = 1;
+    while (s < 16 && off[s] == off[0] + 2 * s) ++s;
+    int t = s + 1;
+    while (t < 16 && off[t] == off[s] + 2 * (t - s)) ++t;
+    if (t == 16) split = s;
   }
+  __mmask16 low() const { return (__mmask16)((1u << split) - 1); }
 };
 
 // In place: r[i] lane j becomes r[j] lane i (a 16 x 16 transpose of 32-bit
@@ -104,8 +116,12 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
   typedef pair_io<float, cx_half_t, one_lane<float> > scalar;
   static cx<V> load(const cx_half_t* p, const cx_i64* off, const index& ix) {
     if (!ix.ok) return slow_load(p, off);
-    __m512i v = ix.contig ? _mm512_loadu_si512(p + off[0])
-                          : _mm512_i32gather_epi32(ix.idx, p + off[0], 2);
+    __m512i v;
+    if (ix.contig) v = _mm512_loadu_si512(p + off[0]);
+    else if (ix.split)
+      v = _mm512_mask_loadu_epi32(_mm512_maskz_loadu_epi32(ix.low(), p + off[0]),
+                                  (__mmask16)~ix.low(), p + off[ix.split] - 2 * ix.split);
+    else v = _mm512_i32gather_epi32(ix.idx, p + off[0], 2);
     __m256i re = _mm512_cvtepi32_epi16(v);
     __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16));
     return cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
@@ -117,12 +133,19 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.im, rn));
     __m512i v = _mm512_or_si512(re, _mm512_slli_epi32(im, 16));
     const __mmask16 m = (__mmask16)((1u << nl) - 1);
-    if (ix.contig) _mm512_mask_storeu_epi32(p + off[0], m, v);
-    else _mm512_mask_i32scatter_epi32(p + off[0], m, ix.idx, v, 2);
+    if (ix.contig) {
+      _mm512_mask_storeu_epi32(p + off[0], m, v);
+    } else if (ix.split) {
+      _mm512_mask_storeu_epi32(p + off[0], m & ix.low(), v);
+      _mm512_mask_storeu_epi32(p + off[ix.split] - 2 * ix.split, m & ~ix.low(), v);
+    } else {
+      _mm512_mask_i32scatter_epi32(p + off[0], m, ix.idx, v, 2);
+    }
   }
   // Runs of 16 pairs of each row move a cache line at a time: one load
-  // (store) per row, and a register transpose between rows and lanes (a
-  // gather or scatter per pair is several times slower).
+  // (store) per row and a register transpose between rows and lanes. Timed
+  // on 16 rows x 1024 in L2: loads 3.0 us against 4.4 us with a gather per
+  // pair; stores 2.4 us against 3.7-5.0 us through an L1 tile and gathers.
   static void load_run(const cx_half_t* p, const cx_i64* off, const index& ix, cx<V>* z,
                        int count) {
     __m512i r[16];
