@@ -101,7 +101,7 @@ def test_gpu_c2c_nd_strided(cdtype, smem):
     assert not x.is_contiguous()
     xn = to_numpy(x)
     for dims in ([1], [2, 0], [1, 3, 2], [-1, 1]):
-        got = ops._gpu_emulated_fft_c2c(x, dims, 1, True, smem, 32, len(dims))
+        got = ops._gpu_emulated_fft_c2c(x, dims, 1, True, smem, 256, len(dims))
         check(got, sf.fftn(xn, axes=dims, norm="ortho"), cdtype)
     got = ops._gpu_emulated_fft_c2c(x, [0, 1], 0, False, smem, 32, 1)
     check(got, sf.ifftn(xn, axes=[0, 1], norm="forward"), cdtype)

@@ -261,6 +261,48 @@ CX_FN void cx_block_phase(const cx_block_job<S>& J, int p, int t, int tpr, cx_i6
   }
 }
 
+// ---- the block kernel: launch shape and one thread's part of a phase ---------------
+// Row buffers hold the inner length (Bluestein's m) and the sequence (len).
+template <typename S>
+CX_FN cx_i64 cx_block_buflen(const cx_block_job<S>& J) {
+  const cx_i64 inner = J.bluestein ? J.m : J.len;
+  return inner > J.len ? inner : J.len;
+}
+
+// Threads per row: about one per 8 elements of the inner length, at most
+// max_threads (whole warps above 32); short rows share a block (rows_per_block)
+// while their buffers stay under 48 KiB.
+CX_FN void cx_block_shape(cx_i64 inner, cx_i64 nrows, cx_i64 row_bytes, int max_threads,
+                          CX_PRIVATE int* tpr, CX_PRIVATE int* rows_per_block) {
+  cx_i64 t = (inner + 7) / 8;
+  if (t > max_threads) t = max_threads;
+  if (t > 32) t = (t + 31) / 32 * 32;
+  if (t > max_threads) t = max_threads;
+  if (t < 1) t = 1;
+  cx_i64 r = max_threads / t;
+  const cx_i64 by_smem = (48 * 1024) / row_bytes;
+  if (r > by_smem) r = by_smem;
+  if (r > nrows) r = nrows;
+  if (r < 1) r = 1;
+  *tpr = (int)t;
+  *rows_per_block = (int)r;
+}
+
+// Thread `thread` (0 <= thread < tpr * rows_per_block) of block `block` in
+// phase p: row block*rows_per_block + thread/tpr, whose two buffers follow
+// each other in the block's shared memory. Threads past the last row do
+// nothing (but still reach every barrier).
+template <typename S, typename Ti, typename To>
+CX_FN void cx_block_thread_phase(const cx_block_job<S>& J, int p, int thread, int tpr,
+                                 int rows_per_block, cx_i64 block, CX_SHARED cx<S>* smem) {
+  const int local = thread / tpr;
+  const cx_i64 row = block * rows_per_block + local;
+  if (row >= J.nrows) return;
+  const cx_i64 buflen = cx_block_buflen(J);
+  CX_SHARED cx<S>* s0 = smem + (cx_i64)local * 2 * buflen;
+  cx_block_phase<S, Ti, To>(J, p, thread % tpr, tpr, row, s0, s0 + buflen);
+}
+
 // ---- ISTFT: window envelope and overlap-add ------------------------------------
 // env[s] = sum over frames t covering s of w[s - t*hop]^2, in double.
 template <typename S>

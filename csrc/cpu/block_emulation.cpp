@@ -86,9 +86,10 @@ at::Tensor block_fft_emulated(const at::Tensor& self, int64_t threads_per_row, b
 }
 
 // ---- the CUDA ops' driver (csrc/cuda/*_driver.h) over emulated launches ----
-// Each launch runs every row's phases with threads in a shuffled order per
-// phase: the block kernel's program (cx_block_phase, a barrier after each
-// phase) and the multi-pass row phases (cx_job_row_phase, one launch each).
+// Each launch runs with threads in a shuffled order per phase: the block
+// kernel's blocks in its launch shape (cx_block_shape, cx_block_thread_phase,
+// a barrier after each phase) and the multi-pass row phases
+// (cx_job_row_phase, one launch each, `threads` threads per row).
 // Tables are the host copies; smem is the shared memory a block may use, so
 // small values force the four-step and Bluestein paths at small lengths.
 struct EmuExec {
@@ -130,18 +131,29 @@ struct EmuExec {
       f(Tag<float>(), Tag<float>());
     }
   }
+  // The block kernel's launch: blocks of tpr * rows_per_block threads (the
+  // kernel's own shape, tpr here its thread limit per block), every thread
+  // of a block shuffled in each phase, one shared array per block.
   template <class S>
   void block(const cx_block_job<S>& J, int ti, int to) {
-    const int64_t len = std::max(J.len, J.bluestein ? J.m : J.len);
+    const int64_t buflen = cx_block_buflen(J);
     TORCH_CHECK(gpu::block_bytes(J.bluestein ? J.m : J.len, sizeof(cx<S>)) <= smem,
                 "emulation: a block job exceeds its shared memory");
-    std::vector<cx<S>> s0(len), s1(len);
+    int tpr_, rpb;
+    cx_block_shape(J.bluestein ? J.m : J.len, J.nrows, 2 * buflen * (int64_t)sizeof(cx<S>), tpr,
+                   &tpr_, &rpb);
+    std::vector<cx<S>> shared(2 * buflen * rpb);
+    std::vector<int> threads(tpr_ * rpb);
+    std::iota(threads.begin(), threads.end(), 0);
     dispatch<S>(ti, to, [&](auto ti_, auto to_) {
       using Ti = typename decltype(ti_)::type;
       using To = typename decltype(to_)::type;
-      for (int64_t row = 0; row < J.nrows; ++row)
-        for (int p = 0; p < cx_block_nphases(J); ++p)
-          phase([&](int t) { cx_block_phase<S, Ti, To>(J, p, t, tpr, row, s0.data(), s1.data()); });
+      for (int64_t b = 0; b * rpb < J.nrows; ++b)
+        for (int p = 0; p < cx_block_nphases(J); ++p) {
+          std::shuffle(threads.begin(), threads.end(), rng);
+          for (int th : threads)
+            cx_block_thread_phase<S, Ti, To>(J, p, th, tpr_, rpb, b, shared.data());
+        }
     });
   }
   template <class S>

@@ -24,46 +24,23 @@ constexpr int kMaxDevices = 64;
 
 template <typename S, typename Ti, typename To>
 __global__ void __launch_bounds__(kBlockThreads)
-    block_kernel(const cx_block_job<S> J, int tpr, int rows_per_block, cx_i64 buflen) {
+    block_kernel(const cx_block_job<S> J, int tpr, int rows_per_block) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int local = (int)threadIdx.x / tpr;
-  const int t = (int)threadIdx.x % tpr;
-  const cx_i64 row = (cx_i64)blockIdx.x * rows_per_block + local;
-  // Threads past the last row still reach every barrier.
-  const bool active = row < J.nrows;
-  cx<S>* s0 = reinterpret_cast<cx<S>*>(smem_raw) + (cx_i64)local * 2 * buflen;
-  cx<S>* s1 = s0 + buflen;
+  cx<S>* smem = reinterpret_cast<cx<S>*>(smem_raw);
   const int nphases = cx_block_nphases(J);
   for (int p = 0; p < nphases; ++p) {
-    if (active) cx_block_phase<S, Ti, To>(J, p, t, tpr, row, s0, s1);
+    cx_block_thread_phase<S, Ti, To>(J, p, (int)threadIdx.x, tpr, rows_per_block, blockIdx.x,
+                                     smem);
     __syncthreads();
   }
-}
-
-// Threads per row: about one per 8 elements of the inner length, at most a
-// block; short rows share a block (several rows, fewer idle threads).
-inline void block_shape(cx_i64 inner, cx_i64 nrows, cx_i64 row_bytes, int* tpr, int* rpb) {
-  cx_i64 t = (inner + 7) / 8;
-  if (t > kBlockThreads) t = kBlockThreads;
-  if (t > 32) t = (t + 31) / 32 * 32;
-  if (t > kBlockThreads) t = kBlockThreads;
-  cx_i64 r = kBlockThreads / t;
-  const cx_i64 by_smem = (48 * 1024) / row_bytes;  // many rows only while small
-  if (r > by_smem) r = by_smem;
-  if (r > nrows) r = nrows;
-  if (r < 1) r = 1;
-  *tpr = (int)t;
-  *rpb = (int)r;
 }
 
 template <typename S, typename Ti, typename To>
 int launch_block(const cx_block_job<S>& J, cudaStream_t stream) {
   if (J.nrows <= 0) return 0;
-  const cx_i64 inner = J.bluestein ? J.m : J.len;
-  const cx_i64 buflen = inner > J.len ? inner : J.len;
-  const cx_i64 row_bytes = 2 * buflen * (cx_i64)sizeof(cx<S>);
+  const cx_i64 row_bytes = 2 * cx_block_buflen(J) * (cx_i64)sizeof(cx<S>);
   int tpr, rpb;
-  block_shape(inner, J.nrows, row_bytes, &tpr, &rpb);
+  cx_block_shape(J.bluestein ? J.m : J.len, J.nrows, row_bytes, kBlockThreads, &tpr, &rpb);
   const size_t smem = (size_t)(rpb * row_bytes);
   auto kernel = block_kernel<S, Ti, To>;
   if (smem > 48 * 1024) {
@@ -84,7 +61,7 @@ int launch_block(const cx_block_job<S>& J, cudaStream_t stream) {
   }
   const cx_i64 blocks = (J.nrows + rpb - 1) / rpb;
   if (blocks > 0x7fffffff) return (int)cudaErrorInvalidConfiguration;
-  kernel<<<(unsigned)blocks, (unsigned)(tpr * rpb), smem, stream>>>(J, tpr, rpb, buflen);
+  kernel<<<(unsigned)blocks, (unsigned)(tpr * rpb), smem, stream>>>(J, tpr, rpb);
   return (int)cudaGetLastError();
 }
 
