@@ -86,7 +86,12 @@ struct CudaExec {
                   dbl ? "fp64" : "fp32", ") are not on ", device,
                   " yet and cannot be uploaded while the stream is captured into a CUDA graph; "
                   "run the same transform once before capturing (a warm-up run)");
-      std::shared_ptr<gpu::GpuPlan<S>> P = gpu::make_plan<S>(n, real_even, smem);
+      std::shared_ptr<gpu::GpuPlan<S>> P;
+      try {
+        P = gpu::make_plan<S>(n, real_even, smem);
+      } catch (const c10::Error& e) {
+        TORCH_CHECK(false, name, ": ", e.msg());  // the planner's message, named by the op
+      }
       const auto real = dbl ? at::kDouble : at::kFloat;
       at::Tensor host = at::empty({(int64_t)P->table.size() * 2},
                                   at::TensorOptions(real).pinned_memory(true));
