@@ -63,7 +63,7 @@ List with(at::IntArrayRef v, int64_t last) {
 }
 
 // fp32 for complex32 and complex64, fp64 for complex128: where biases add.
-at::ScalarType wide_type(at::ScalarType t) { return conv::compute_type(t); }
+at::ScalarType sum_type(at::ScalarType t) { return conv::compute_type(t); }
 
 struct Args {
   at::IntArrayRef stride, padding, dilation, output_padding;
@@ -71,15 +71,16 @@ struct Args {
   int64_t groups;
 };
 
-// One real convolution; tf32: TF32 allowed (exact for fp16 data), the
-// other cuDNN flags as torch sets them.
-at::Tensor real_conv(const at::Tensor& x, const at::Tensor& w, const Args& a, int64_t pad_last,
-                     int64_t last, bool tf32) {
-  const List s = last ? with(a.stride, 1) : List(a.stride.begin(), a.stride.end());
-  const List p = last ? with(a.padding, pad_last) : List(a.padding.begin(), a.padding.end());
-  const List d = last ? with(a.dilation, 1) : List(a.dilation.begin(), a.dilation.end());
-  const List o = last ? with(a.output_padding, 0)
-                      : List(a.output_padding.begin(), a.output_padding.end());
+// One real convolution. extra: the input has the (re, im) axis last, a
+// spatial axis of stride 1, padding pad_extra; tf32: TF32 allowed (exact
+// for fp16 data), the other cuDNN flags as torch sets them.
+at::Tensor real_conv(const at::Tensor& x, const at::Tensor& w, const Args& a, bool extra,
+                     int64_t pad_extra, bool tf32) {
+  const List s = extra ? with(a.stride, 1) : List(a.stride.begin(), a.stride.end());
+  const List p = extra ? with(a.padding, pad_extra) : List(a.padding.begin(), a.padding.end());
+  const List d = extra ? with(a.dilation, 1) : List(a.dilation.begin(), a.dilation.end());
+  const List o = extra ? with(a.output_padding, 0)
+                       : List(a.output_padding.begin(), a.output_padding.end());
   if (!tf32) return at::convolution(x, w, std::nullopt, s, p, d, a.transposed, o, a.groups);
   auto& ctx = at::globalContext();
   return at::_convolution(x, w, std::nullopt, s, p, d, a.transposed, o, a.groups,
@@ -88,7 +89,7 @@ at::Tensor real_conv(const at::Tensor& x, const at::Tensor& w, const Args& a, in
                           ctx.userEnabledCuDNN(), /*allow_tf32=*/true);
 }
 
-// The bias as (re, im) pairs in the wide type, shaped (1, Cout, 1..., 2).
+// The bias as (re, im) pairs in the sum type, shaped (1, Cout, 1..., 2).
 at::Tensor bias_pairs(const std::optional<at::Tensor>& bias, at::ScalarType R, int64_t nsp) {
   if (!bias.has_value()) return {};
   const at::Tensor& b = *bias;
@@ -132,7 +133,7 @@ at::Tensor conv_rows(const at::Tensor& x, const at::Tensor& w, const Args& a, bo
   List ws = {a.transposed ? w.size(0) : 2 * w.size(0), a.transposed ? 2 * w.size(1) : w.size(1)};
   for (int64_t i = 2; i < w.dim(); ++i) ws.push_back(w.size(i));
   ws.push_back(2);
-  const at::Tensor y = real_conv(x, W.reshape(ws), a, a.transposed ? 1 : 0, 1, tf32);
+  const at::Tensor y = real_conv(x, W.reshape(ws), a, true, a.transposed ? 1 : 0, tf32);
   // (B, 2Cout, S..., 1) -> (B, Cout, 2, S...) -> (B, Cout, S..., 2)
   List v = {y.size(0), cout, 2};
   for (int64_t i = 2; i < y.dim() - 1; ++i) v.push_back(y.size(i));
@@ -142,35 +143,35 @@ at::Tensor conv_rows(const at::Tensor& x, const at::Tensor& w, const Args& a, bo
 at::Tensor conv_wide(const at::Tensor& x, const at::Tensor& w, const Args& a, bool tf32) {
   const auto [wr, wi] = parts(w, x.scalar_type());
   const at::Tensor W = a.transposed ? at::stack({-wi, wr, wi}, -1) : at::stack({wi, wr, -wi}, -1);
-  return real_conv(x, W, a, 1, 1, tf32);
+  return real_conv(x, W, a, true, 1, tf32);
 }
 
 void conv_gauss(at::Tensor o, const at::Tensor& x, const at::Tensor& w, const Args& a) {
   const at::Tensor xr = x.select(-1, 0), xi = x.select(-1, 1);
   const auto [wr, wi] = parts(w, x.scalar_type());
-  const at::Tensor k1 = real_conv(xr + xi, wr, a, 0, 0, false);
-  const at::Tensor k2 = real_conv(xr, wi - wr, a, 0, 0, false);
-  const at::Tensor k3 = real_conv(xi, wr + wi, a, 0, 0, false);
+  const at::Tensor k1 = real_conv(xr + xi, wr, a, false, 0, false);
+  const at::Tensor k2 = real_conv(xr, wi - wr, a, false, 0, false);
+  const at::Tensor k3 = real_conv(xi, wr + wi, a, false, 0, false);
   at::Tensor re = o.select(-1, 0), im = o.select(-1, 1);
   at::sub_out(re, k1, k3);
   at::add_out(im, k1, k2);
 }
 
 // Three spatial dims: re = xr*wr - xi*wi, im = xr*wi + xi*wr, each a real
-// convolution in the wide type (fp32 sums: one rounding for complex32).
+// convolution in the sum type (fp32 sums: one rounding for complex32).
 at::Tensor conv_3d(at::Tensor out, const at::Tensor& x, const at::Tensor& w, const Args& a,
                    const at::Tensor& b2) {
-  const auto R = wide_type(out.scalar_type());
+  const auto R = sum_type(out.scalar_type());
   const bool tf32 = out.scalar_type() == at::kComplexHalf;
   const at::Tensor xv = x.to(R), xr = xv.select(-1, 0), xi = xv.select(-1, 1);
   at::Tensor re, im;
   if (w.is_complex()) {
     const auto [wr, wi] = parts(w, R);
-    re = real_conv(xr, wr, a, 0, 0, tf32) - real_conv(xi, wi, a, 0, 0, tf32);
-    im = real_conv(xr, wi, a, 0, 0, tf32) + real_conv(xi, wr, a, 0, 0, tf32);
+    re = real_conv(xr, wr, a, false, 0, tf32) - real_conv(xi, wi, a, false, 0, tf32);
+    im = real_conv(xr, wi, a, false, 0, tf32) + real_conv(xi, wr, a, false, 0, tf32);
   } else {
-    re = real_conv(xr, w.to(R), a, 0, 0, tf32);
-    im = real_conv(xi, w.to(R), a, 0, 0, tf32);
+    re = real_conv(xr, w.to(R), a, false, 0, tf32);
+    im = real_conv(xi, w.to(R), a, false, 0, tf32);
   }
   return finish(out, at::stack({re, im}, -1), b2);
 }
@@ -185,17 +186,12 @@ std::string chosen(std::string method, const at::Tensor& x, const std::optional<
   return method;
 }
 
-// The weight gradient sum conj(x) * g at each tap (conv_grad.cpp) in the
-// same layout: with the kernel (K, 1) over (re, im), aten's real weight
-// gradient of grad_output g is sum xr*gr + xi*gi = re, and of -i g =
-// (gi, -gr) it is sum xr*gi - xi*gr = im. So one real weight gradient of
-// [g, -i g] (per group: the output channels of g, then those of -i g)
-// gives both, each one sum (fp32 in cuDNN) and one rounding. A real weight
-// takes the first half only.
+// The weight gradient with three spatial dims: four real weight gradients
+// in the sum type, re = xr.gr + xi.gi, im = xr.gi - xi.gr.
 at::Tensor grad_3d(const at::Tensor& X, const at::Tensor& Gv, at::IntArrayRef weight_size,
                    bool real_weight, const Args& a, at::ScalarType in_type,
                    at::ScalarType out_type) {
-  const auto R = wide_type(in_type);
+  const auto R = sum_type(in_type);
   const at::Tensor xv = X.to(R), gv = Gv.to(R);
   const at::Tensor w = at::empty(weight_size, xv.options());
   auto wg = [&](const at::Tensor& g, const at::Tensor& x) {
@@ -223,7 +219,7 @@ at::Tensor layout_convolution(const at::Tensor& input, const at::Tensor& weight,
   at::Tensor out = at::empty(shape, input.options());
   if (out.numel() == 0) return out;
   const int64_t nsp = input.dim() - 2;
-  const at::Tensor b2 = bias_pairs(bias, wide_type(input.scalar_type()), nsp);
+  const at::Tensor b2 = bias_pairs(bias, sum_type(input.scalar_type()), nsp);
   if (input.size(1) == 0) {  // no input channels: the bias alone
     at::Tensor o = at::view_as_real(out);
     o.zero_();
@@ -237,7 +233,7 @@ at::Tensor layout_convolution(const at::Tensor& input, const at::Tensor& weight,
   if (f32) x = x.to(at::kFloat);
   const auto R = x.scalar_type();
   if (!weight.is_complex())
-    return finish(out, real_conv(x, weight.to(R).unsqueeze(-1), a, 0, 1, f32), b2);
+    return finish(out, real_conv(x, weight.to(R).unsqueeze(-1), a, true, 0, f32), b2);
   if (method == "gauss") {
     conv_gauss(at::view_as_real(out), x, weight, a);
     if (b2.defined()) at::view_as_real(out).add_(b2);
@@ -247,6 +243,13 @@ at::Tensor layout_convolution(const at::Tensor& input, const at::Tensor& weight,
   return finish(out, conv_rows(x, weight, a, f32, shape[1]), b2);
 }
 
+// The weight gradient sum conj(x) * g at each tap (conv_grad.cpp) in the
+// same layout: with the kernel (K, 1) over (re, im), aten's real weight
+// gradient of grad_output g is sum xr*gr + xi*gi = re, and of -i g =
+// (gi, -gr) it is sum xr*gi - xi*gr = im. So one real weight gradient of
+// [g, -i g] (per group: the output channels of g, then those of -i g)
+// gives both, each one sum (fp32 in cuDNN) and one rounding. A real weight
+// takes the first half only.
 at::Tensor layout_weight_grad(const at::Tensor& grad_output, const at::Tensor& input,
                               at::IntArrayRef weight_size, bool real_weight,
                               at::IntArrayRef stride, at::IntArrayRef padding,
