@@ -76,7 +76,7 @@ for dtype in (torch.complex32, torch.complex64):
     if part != "all":
         continue
     x = randc(2, 6, 9, 11, dtype=dtype).requires_grad_()
-    wt = (randc(4, 6, 3, 2, dtype=dtype) / 6).requires_grad_()
+    wt = (randc(4, 6, 3, 2, dtype=torch.complex64) / 6).to(dtype).requires_grad_()
     b = randc(4, dtype=dtype).requires_grad_()
     y = CF.conv2d(x, wt, b, stride=(2, 1), padding=(1, 1))
     torch.view_as_real(y).float().sum().backward()
