@@ -250,11 +250,6 @@ def signed(draw, d, ndim):
     return d - ndim if draw(st.booleans()) else d
 
 
-def length(draw, hi):
-    """None (the default), -1 (keep the input's size) or 1..hi."""
-    return draw(st.one_of(st.none(), st.just(-1), st.integers(1, hi)))
-
-
 @st.composite
 def fft_cases(draw, name):
     prec = draw(PRECISIONS)
