@@ -91,6 +91,9 @@ void add_stockham(std::vector<cx<S>>& T, int64_t len, BlockFft& f) {
   int64_t ns = 1;
   for (int i = 0; i < f.npasses; ++i) {
     const int R = radices[i];
+    TORCH_CHECK(R == 2 || R == 3 || R == 4 || R == 5 || R == 7 || R == 8 || R == 11 || R == 13 ||
+                    R == 16,
+                "complexext (CUDA plan): radix ", R, " has no pass kernel");
     cx_pass& ps = f.passes[i];
     ps.radix = R;
     ps.ns = (int)ns;
