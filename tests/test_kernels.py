@@ -156,3 +156,17 @@ def test_few_rows_take_the_four_step_split(n, dtype, tol):
     assert np.abs(got - ref).max() / np.abs(ref).max() < tol
     back = ops.fft_c2r(torch.from_numpy(ref), [1], 2, 2 * n).numpy()
     assert np.abs(back - r.numpy()).max() / np.abs(r.numpy()).max() < tol
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [2, 4, 8, 12, 1000, 4096])
+def test_real_fft_edge_bins_exactly_real(n, dtype):
+    # The DC and Nyquist bins of a real signal's spectrum are real; the
+    # twiddles at the quarter and half turns are exact 0 and +-1, so no
+    # rounding residue of sin(pi) leaks into their imaginary parts.
+    x = torch.arange(n, dtype=dtype).reshape(1, n).remainder(7) - 3
+    X = complexext.fft.rfft(x)
+    assert X[0, 0].imag.item() == 0.0
+    assert X[0, n // 2].imag.item() == 0.0
+    ref = np.fft.rfft(x.double().numpy())
+    assert X[0, n // 2].real.item() == pytest.approx(ref[0, n // 2].real, rel=1e-6, abs=1e-6)
