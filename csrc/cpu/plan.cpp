@@ -3,47 +3,21 @@
 #include <c10/util/Exception.h>
 
 #include <cmath>
-#include <utility>
 #include <list>
 #include <mutex>
 #include <unordered_map>
 
 #include "../core/cx_factor.h"
+#include "../host_root.h"
 #include "axis.h"
 
 namespace complexext {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-// exp(-2*pi*i*k/n) in double. The angle is reflected into the first octant
-// in exact integer arithmetic (on 8k / 8n, so n/8, n/4 and n/2 are whole),
-// so that sin and cos see an argument of at most pi/4 and the quarter and
-// half turns come out as exact 0 and +-1 (sin(pi) in double is 1.2e-16,
-// which gave the Nyquist bin of a real FFT a spurious imaginary part).
 cx<double> root(int64_t k, int64_t n) {
-  k %= n;
-  if (k < 0) k += n;
-  const int64_t D = 8 * n;
-  int64_t u = 8 * k;
-  bool upper = false, left = false, swap = false;
-  if (2 * u > D) {  // (pi, 2pi): the conjugate of 2pi - angle
-    u = D - u;
-    upper = true;
-  }
-  if (4 * u > D) {  // (pi/2, pi]: cos(pi - a) = -cos a, sin(pi - a) = sin a
-    u = D / 2 - u;
-    left = true;
-  }
-  if (8 * u > D) {  // (pi/4, pi/2]: cos and sin of pi/2 - a swap
-    u = D / 4 - u;
-    swap = true;
-  }
-  const double a = kTwoPi * (double)u / (double)D;
-  double c = std::cos(a), s = std::sin(a);
-  if (swap) std::swap(c, s);
-  if (left) c = -c;
-  return cx_make<double>(c, upper ? s : -s);
+  cx<double> z;
+  exact_root(k, n, &z.re, &z.im);
+  return z;
 }
 
 template <class S>

@@ -27,6 +27,7 @@
 #include "../core/cx_block_job.h"
 #include "../core/cx_factor.h"
 #include "../cpu/plan.h"
+#include "../host_root.h"
 
 namespace complexext {
 namespace gpu {
@@ -77,9 +78,9 @@ inline int64_t four_step_split(int64_t n) {
 
 template <class S>
 cx<S> root_of(int64_t k, int64_t n) {
-  k %= n;
-  const double a = 6.283185307179586476925286766559 * (double)k / (double)n;
-  return cx_make<S>((S)std::cos(a), (S)-std::sin(a));
+  double re, im;
+  exact_root(k, n, &re, &im);
+  return cx_make<S>((S)re, (S)im);
 }
 
 // Stockham passes and tables of a smooth length into f (appended to T).
