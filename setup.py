@@ -39,9 +39,17 @@ def extension():
     rel = lambda pats: sorted(os.path.relpath(p, ROOT) for pat in pats
                               for p in glob.glob(os.path.join(ROOT, pat)))
     sources = rel(["csrc/*.cpp", "csrc/cpu/*.cpp"])
-    cxx = ["-O3", "-std=c++17", "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"]
+    # at::parallel_for is a header template: its "#pragma omp parallel" is
+    # compiled into our own objects, and without -fopenmp it silently runs
+    # the whole range on the calling thread. Linked with -fopenmp, the
+    # extension needs libgomp.so.1, which resolves at load time to the copy
+    # torch has already loaded (one OpenMP runtime, one thread pool, and
+    # torch.set_num_threads applies). Apple's clang has no -fopenmp: there
+    # the CPU kernels run on one thread.
+    omp = [] if sys.platform == "darwin" else ["-fopenmp"]
+    cxx = ["-O3", "-std=c++17", "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"] + omp
     use_cuda = want_cuda()
-    kwargs = dict(extra_compile_args={"cxx": cxx})
+    kwargs = dict(extra_compile_args={"cxx": cxx}, extra_link_args=list(omp))
     # COMPLEXEXT_SANITIZE=1 (.ci/sanitize only): AddressSanitizer and
     # UndefinedBehaviorSanitizer, any UB fatal; -O1 for a build twice as fast;
     # -fno-wrapv undoes Python's -fwrapv, under which signed overflow goes unchecked.
@@ -50,7 +58,7 @@ def extension():
                "-fno-omit-frame-pointer", "-g"]
         opt = [f for f in cxx if f != "-O3"] + ["-O1", "-fno-wrapv"]
         kwargs["extra_compile_args"]["cxx"] = opt + san
-        kwargs["extra_link_args"] = san
+        kwargs["extra_link_args"] = san + omp
     if use_cuda:
         sources += rel(["csrc/cuda/*.cu", "csrc/cuda/*.cpp"])
         kwargs["extra_compile_args"]["nvcc"] = ["-O3", "-std=c++17"]
