@@ -45,6 +45,12 @@ struct pair_io {
 };
 
 #if defined(CX_AVX512)
+// The per-pair moves run once per element of every row: a call for each
+// (with the 128-byte pair of vectors passed on the stack) cost more than
+// the move itself, so they are always inlined and their rare slow paths
+// never are.
+#define CX_LANE_INLINE __attribute__((always_inline)) inline
+
 // Lane offsets relative to lane 0, in scalars, as gather indices (usable
 // when they fit in int32).
 // contig: the rows' pairs are adjacent (lane l at off[0] + 2*l), so one
@@ -139,7 +145,7 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
   typedef vf V;
   typedef avx512_index index;
   typedef pair_io<float, cx_half_t, one_lane<float> > scalar;
-  static cx<V> load(const cx_half_t* p, const cx_i64* off, const index& ix) {
+  CX_LANE_INLINE static cx<V> load(const cx_half_t* p, const cx_i64* off, const index& ix) {
     if (!ix.ok) return slow_load(p, off);
     __m512i v;
     if (ix.contig) v = _mm512_loadu_si512(p + off[0]);
@@ -151,7 +157,8 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16));
     return cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
   }
-  static void store(cx_half_t* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
+  CX_LANE_INLINE static void store(cx_half_t* p, const cx_i64* off, const index& ix, int nl,
+                                   cx<V> z) {
     if (!ix.ok) return slow_store(p, off, nl, z);
     const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.re, rn));
@@ -199,7 +206,7 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     for (int l = 0; l < nl; ++l) _mm512_mask_storeu_epi32(p + off[l], m, r[l]);
     (void)ix;
   }
-  static cx<V> slow_load(const cx_half_t* p, const cx_i64* off) {
+  __attribute__((noinline)) static cx<V> slow_load(const cx_half_t* p, const cx_i64* off) {
     cx<V> z;
     for (int l = 0; l < 16; ++l) {
       z.re[l] = cx_half_to_float(p[off[l]]);
@@ -207,7 +214,8 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     }
     return z;
   }
-  static void slow_store(cx_half_t* p, const cx_i64* off, int nl, cx<V> z) {
+  __attribute__((noinline)) static void slow_store(cx_half_t* p, const cx_i64* off, int nl,
+                                                  cx<V> z) {
     for (int l = 0; l < nl; ++l) {
       p[off[l]] = cx_float_to_half(z.re[l]);
       p[off[l] + 1] = cx_float_to_half(z.im[l]);
@@ -219,7 +227,7 @@ template <>
 struct pair_io<float, float, lanes_of<float> > {
   typedef vf V;
   typedef avx512_index index;
-  static cx<V> load(const float* p, const cx_i64* off, const index& ix) {
+  CX_LANE_INLINE static cx<V> load(const float* p, const cx_i64* off, const index& ix) {
     if (!ix.ok) {
       cx<V> z;
       for (int l = 0; l < 16; ++l) {
@@ -241,7 +249,7 @@ struct pair_io<float, float, lanes_of<float> > {
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     return cx_make<V>((V)_mm512_permutex2var_ps(lo, even, hi), (V)_mm512_permutex2var_ps(lo, odd, hi));
   }
-  static void store(float* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
+  CX_LANE_INLINE static void store(float* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
     if (!ix.ok) {
       for (int l = 0; l < nl; ++l) {
         p[off[l]] = z.re[l];
