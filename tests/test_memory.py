@@ -12,6 +12,7 @@ warm-up (glibc arenas, torch's small allocations) stays well under 8 MiB
 (measured: see docs/testing.md). test_rss_sees_retained_outputs checks that
 the measurement itself sees such a leak.
 """
+import ctypes
 import gc
 import os
 import warnings
@@ -38,6 +39,18 @@ def rss_mib():
     with open("/proc/self/statm") as f:
         pages = int(f.read().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+
+
+def release_free_memory():
+    """Collect garbage and hand the allocator's free pages back to the
+    kernel (glibc's malloc_trim), so that RSS counts only memory in use:
+    otherwise pages freed by earlier tests in the same process stay
+    resident and absorb new allocations unseen."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 needs_proc = pytest.mark.skipif(not os.path.exists("/proc/self/statm"),
@@ -91,10 +104,10 @@ def run_calls(ops, calls):
 def test_rss_flat_over_ten_thousand_calls():
     ops = small_ops()
     run_calls(ops, 10 * len(ops))  # warm-up: plans, scratch, allocator pools
-    gc.collect()
+    release_free_memory()
     before = rss_mib()
     run_calls(ops, CALLS)
-    gc.collect()
+    release_free_memory()
     growth = rss_mib() - before
     print(f"RSS {before:.1f} MiB after warm-up, growth over {CALLS} calls: {growth:+.2f} MiB")
     assert growth < GROWTH_MIB, f"RSS grew {growth:.1f} MiB over {CALLS} calls"
@@ -106,7 +119,7 @@ def test_rss_sees_retained_outputs():
     shows up well above the bound."""
     ops = small_ops()
     run_calls(ops, 2 * len(ops))
-    gc.collect()
+    release_free_memory()
     before = rss_mib()
     kept = [ops[i % 8]() for i in range(3000)]  # the FFT-based calls, >= 4 KiB each
     growth = rss_mib() - before
@@ -137,11 +150,11 @@ def test_small_cache_stays_bounded_and_frees_plans(max_size, keep_cache_size):
             cf.rfft(rand((2, n), F32, seed=n))
             assert plan_cache.size <= max_size
     sweep()
-    gc.collect()
+    release_free_memory()
     before = rss_mib()
     sweep()
     sweep()
-    gc.collect()
+    release_free_memory()
     growth = rss_mib() - before
     print(f"max_size {max_size}: RSS growth over 2 sweeps {growth:+.2f} MiB")
     assert growth < GROWTH_MIB
