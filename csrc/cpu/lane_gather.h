@@ -35,6 +35,20 @@ struct pair_io {
   static void load_run(const T* p, const cx_i64* off, const index& ix, cx<V>* z, int count) {
     for (int j = 0; j < count; ++j) z[j] = load(p + 2 * j, off, ix);
   }
+  // The output rows of one group, for stores at scattered offsets (one
+  // vector per output element, e.g. bins far apart in memory): the rows'
+  // geometry is worked out once and held in registers, not reloaded from
+  // the group for every store (a store through a void* may alias it).
+  struct sink {
+    T* p;
+    const cx_i64* off;
+    int nl;
+    sink(T* p_, const cx_i64* off_, const index&, int nl_) : p(p_), off(off_), nl(nl_) {}
+    void put(cx_i64 s, cx<V> z) const { store(p + s, off, index(), nl, z); }
+    // put, and fetch ahead the memory the next group of rows will store
+    // to at the same offset (where the groups' rows are adjacent)
+    void put_ahead(cx_i64 s, cx<V> z) const { put(s, z); }
+  };
   static void store_run(T* p, const cx_i64* off, const index&, int nl, const cx<V>* z, int count) {
     for (int l = 0; l < nl; ++l)
       for (int j = 0; j < count; ++j) {
@@ -145,6 +159,24 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
   typedef vf V;
   typedef avx512_index index;
   typedef pair_io<float, cx_half_t, one_lane<float> > scalar;
+  // 16 fp16 pairs (re, im) <-> 16 re then 16 im: one word permute each way.
+  CX_LANE_INLINE static cx<V> unpack(__m512i v) {
+    const __m512i sep = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3,
+                                         1, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4,
+                                         2, 0);
+    const __m512i u = _mm512_permutexvar_epi16(sep, v);
+    return cx_make<V>((V)_mm512_cvtph_ps(_mm512_castsi512_si256(u)),
+                      (V)_mm512_cvtph_ps(_mm512_extracti64x4_epi64(u, 1)));
+  }
+  CX_LANE_INLINE static __m512i pack(cx<V> z) {
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512i mix = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9,
+                                         24, 8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1,
+                                         16, 0);
+    const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph((__m512)z.re, rn)),
+                                         _mm512_cvtps_ph((__m512)z.im, rn), 1);
+    return _mm512_permutexvar_epi16(mix, u);
+  }
   CX_LANE_INLINE static cx<V> load(const cx_half_t* p, const cx_i64* off, const index& ix) {
     if (!ix.ok) return slow_load(p, off);
     __m512i v;
@@ -153,17 +185,45 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
       v = _mm512_mask_loadu_epi32(_mm512_maskz_loadu_epi32(ix.low(), p + off[0]),
                                   (__mmask16)~ix.low(), p + off[ix.split] - 2 * ix.split);
     else v = _mm512_i32gather_epi32(ix.idx, p + off[0], 2);
-    __m256i re = _mm512_cvtepi32_epi16(v);
-    __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16));
-    return cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
+    return unpack(v);
   }
+  // See the generic sink. Adjacent rows (contig) and two runs of adjacent
+  // rows (split) are both one or two masked stores of the packed vector.
+  struct sink {
+    cx_half_t* p;
+    cx_i64 hi;          // split: second run's base, relative to p
+    __mmask16 m0, m1;
+    const cx_i64* off;
+    const index* ix;
+    int nl, fast, ahead;
+    sink(cx_half_t* p_, const cx_i64* off_, const index& ix_, int nl_)
+        : p(p_ + off_[0]), hi(0), off(off_), ix(&ix_), nl(nl_), fast(ix_.ok && (ix_.contig || ix_.split)),
+          ahead(ix_.ok && ix_.contig) {
+      const __mmask16 m = (__mmask16)((1u << nl) - 1);
+      m0 = m;
+      m1 = 0;
+      if (fast && !ix_.contig) {
+        m0 = m & ix_.low();
+        m1 = m & (__mmask16)~ix_.low();
+        hi = off_[ix_.split] - 2 * ix_.split - off_[0];
+      }
+    }
+    CX_LANE_INLINE void put(cx_i64 s, cx<V> z) const {
+      if (!fast) return store(p - off[0] + s, off, *ix, nl, z);
+      const __m512i v = pack(z);
+      _mm512_mask_storeu_epi32(p + s, m0, v);
+      if (m1) _mm512_mask_storeu_epi32(p + hi + s, m1, v);
+    }
+    CX_LANE_INLINE void put_ahead(cx_i64 s, cx<V> z) const {
+      put(s, z);
+      // this store covers bytes [0, 64) from p + s; the next group's, [64, 128)
+      if (ahead) __builtin_prefetch((const char*)(p + s) + 127, 1, 3);
+    }
+  };
   CX_LANE_INLINE static void store(cx_half_t* p, const cx_i64* off, const index& ix, int nl,
                                    cx<V> z) {
     if (!ix.ok) return slow_store(p, off, nl, z);
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.re, rn));
-    __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z.im, rn));
-    __m512i v = _mm512_or_si512(re, _mm512_slli_epi32(im, 16));
+    const __m512i v = pack(z);
     const __mmask16 m = (__mmask16)((1u << nl) - 1);
     if (ix.contig) {
       _mm512_mask_storeu_epi32(p + off[0], m, v);
@@ -184,22 +244,13 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     const __mmask16 m = (__mmask16)((1u << count) - 1);
     for (int l = 0; l < 16; ++l) r[l] = _mm512_maskz_loadu_epi32(m, p + off[l]);
     transpose16_epi32(r);
-    for (int j = 0; j < count; ++j) {
-      __m256i re = _mm512_cvtepi32_epi16(r[j]);
-      __m256i im = _mm512_cvtepi32_epi16(_mm512_srli_epi32(r[j], 16));
-      z[j] = cx_make<V>((V)_mm512_cvtph_ps(re), (V)_mm512_cvtph_ps(im));
-    }
+    for (int j = 0; j < count; ++j) z[j] = unpack(r[j]);
     (void)ix;
   }
   static void store_run(cx_half_t* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
                         int count) {
     __m512i r[16];
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    for (int j = 0; j < count; ++j) {
-      __m512i re = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z[j].re, rn));
-      __m512i im = _mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)z[j].im, rn));
-      r[j] = _mm512_or_si512(re, _mm512_slli_epi32(im, 16));
-    }
+    for (int j = 0; j < count; ++j) r[j] = pack(z[j]);
     for (int j = count; j < 16; ++j) r[j] = _mm512_setzero_si512();
     transpose16_epi32(r);
     const __mmask16 m = (__mmask16)((1u << count) - 1);
@@ -271,6 +322,49 @@ struct pair_io<float, float, lanes_of<float> > {
     _mm512_mask_i32scatter_pd(base, (__mmask8)(m & 0xff), _mm512_castsi512_si256(ix.idx), lo, 4);
     _mm512_mask_i32scatter_pd(base, (__mmask8)(m >> 8), _mm512_extracti64x4_epi64(ix.idx, 1), hi, 4);
   }
+  // See the generic sink: adjacent rows (contig) and two runs of adjacent
+  // rows (split) as masked stores of the interleaved pairs.
+  struct sink {
+    float* p;
+    cx_i64 hi;        // split: second run's base, relative to p
+    unsigned m0, m1;  // lanes stored from p, from p + hi
+    const cx_i64* off;
+    const index* ix;
+    int nl, fast, ahead;
+    sink(float* p_, const cx_i64* off_, const index& ix_, int nl_)
+        : p(p_ + off_[0]), hi(0), off(off_), ix(&ix_), nl(nl_), fast(ix_.ok && (ix_.contig || ix_.split)),
+          ahead(ix_.ok && ix_.contig) {
+      const unsigned m = (1u << nl) - 1;
+      m0 = m;
+      m1 = 0;
+      if (fast && !ix_.contig) {
+        m0 = m & ix_.low();
+        m1 = m & ~(unsigned)ix_.low();
+        hi = off_[ix_.split] - 2 * ix_.split - off_[0];
+      }
+    }
+    CX_LANE_INLINE void put(cx_i64 s, cx<V> z) const {
+      if (!fast) return store(p - off[0] + s, off, *ix, nl, z);
+      const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      const __m512d lo = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, a, (__m512)z.im));
+      const __m512d up = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, b, (__m512)z.im));
+      _mm512_mask_storeu_pd(p + s, (__mmask8)(m0 & 0xff), lo);
+      _mm512_mask_storeu_pd(p + s + 16, (__mmask8)(m0 >> 8), up);
+      if (m1) {
+        _mm512_mask_storeu_pd(p + hi + s, (__mmask8)(m1 & 0xff), lo);
+        _mm512_mask_storeu_pd(p + hi + s + 16, (__mmask8)(m1 >> 8), up);
+      }
+    }
+    CX_LANE_INLINE void put_ahead(cx_i64 s, cx<V> z) const {
+      put(s, z);
+      // this store covers bytes [0, 128) from p + s; the next group's, [128, 256)
+      if (ahead) {
+        __builtin_prefetch((const char*)(p + s) + 191, 1, 3);
+        __builtin_prefetch((const char*)(p + s) + 255, 1, 3);
+      }
+    }
+  };
   // Runs of 16 (re, im) pairs of each row: two loads per row, then 8 x 8
   // transposes of the pairs (64-bit elements) between rows and lanes, and
   // re/im split per lane vector, instead of two 8-pair gathers per pair.

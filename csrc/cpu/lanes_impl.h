@@ -171,15 +171,18 @@ struct group {
   cx<V> load_c(cx_i64 k) const { return load2(k * in_stride * 2); }
   // Writes pairs k = 0, 1, 2, ... in order (scalar offset 2*k*step): when
   // the pairs of a row are adjacent they go out in runs of 16.
+  // Otherwise each pair is a store of its own, through a sink.
   struct run_writer {
     const group* G;
     cx_i64 step, k0;
     int count;
+    typename out_io::sink o;
     cx<V> buf[16];
-    run_writer(const group* g, cx_i64 step_) : G(g), step(step_), k0(0), count(0) {}
+    run_writer(const group* g, cx_i64 step_)
+        : G(g), step(step_), k0(0), count(0), o(g->out, g->ooff, g->oidx, g->nl) {}
     void put(cx<V> z) {
       if (step != 1) {
-        G->store2(2 * k0 * step, z);
+        o.put_ahead(2 * k0 * step, z);
         ++k0;
         return;
       }
@@ -302,15 +305,31 @@ struct group {
         w.put(z);
       }
     } else if (J->kind == CX_R2C && n % 2 == 0) {
-      // X[k] = (Z[k] + conj Z[h-k])/2 - i*w^k*(Z[k] - conj Z[h-k])/2
+      // With x = Z[k], y = conj Z[h-k], A = x + y, B = w^k (x - y):
+      //   X[k] = (A - iB)/2,  X[h-k] = conj(A + iB)/2   (w^(h-k) = -conj w^k)
+      // so bins k and h-k come from one load of each and one multiply.
+      // Every bin is a store of its own (bins are out_stride apart); the
+      // next group's store to the same bin is fetched ahead, as the bins
+      // are too many streams for the hardware prefetcher.
       const cx<S>* w = (const cx<S>*)J->rtw;
       const S half = (S)0.5 * sc;
-      const cx_i64 top = J->out_len < h + 1 ? J->out_len : h + 1;
-      for (cx_i64 k = 0; k < top; ++k) {
-        cx<V> x = r[k == h ? 0 : k], y = cx_conj(r[k == 0 ? 0 : h - k]);
-        cx<V> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[k])), half);
-        store_c(k, X);
-        if (J->out_len == n && k > 0 && k < h) store_c(n - k, cx_conj(X));
+      const cx_i64 top = J->out_len < h + 1 ? J->out_len : h + 1, os = 2 * out_stride;
+      const bool full = J->out_len == n;
+      const typename out_io::sink o(out, ooff, oidx, nl);
+      for (cx_i64 k = 0; 2 * k <= h; ++k) {
+        const cx_i64 k2 = h - k;
+        const cx<V> x = r[k], y = cx_conj(r[k == 0 ? 0 : k2]);
+        const cx<V> A = x + y, B = cx_mul(x - y, w[k]);
+        const cx<V> X1 = cx_scale(A + cx_mul_neg_i(B), half);
+        if (k < top) {
+          o.put_ahead(k * os, X1);
+          if (full && k > 0) o.put_ahead((n - k) * os, cx_conj(X1));
+        }
+        if (k2 != k && k2 < top) {
+          const cx<V> X2 = cx_scale(cx_conj(A + cx_mul_i(B)), half);
+          o.put_ahead(k2 * os, X2);
+          if (full && k2 < h) o.put_ahead((n - k2) * os, cx_conj(X2));
+        }
       }
     } else if (J->kind == CX_R2C) {
       run_writer w(this, out_stride);
