@@ -46,7 +46,8 @@ def _stft_fake(x, window, n_fft, hop, normalization, onesided):
     frames = 1 + (length - n_fft) // hop
     bins = n_fft // 2 + 1 if onesided else n_fft
     dtype = x.dtype if x.is_complex() else _TO_COMPLEX[x.dtype]
-    return x.new_empty((x.shape[0], bins, frames), dtype=dtype)
+    # torch.stft's strides: (bins * frames, 1, bins), the bins of a frame adjacent
+    return x.new_empty((x.shape[0], frames, bins), dtype=dtype).transpose(1, 2)
 
 
 @torch.library.register_fake("complexext::istft")

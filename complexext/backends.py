@@ -4,10 +4,16 @@
 ``torch.backends.cuda.cufft_plan_cache``: the FFT plans (factorisation,
 twiddles, Bluestein chirps) are cached per (length, dtype, device), bounded
 in number with least-recently-used eviction, and shared safely by threads.
+
+``complexext.backends.output_cache`` keeps CPU output memory of >= 1 MiB
+freed by earlier results (up to ``max_size`` bytes, 64 MiB by default), so
+that a repeated call reuses pages instead of faulting in fresh ones (one
+page fault per 4 KiB otherwise, which for a few-MiB output costs about as
+much as the transform).
 """
 from ._load import ops
 
-__all__ = ["plan_cache"]
+__all__ = ["plan_cache", "output_cache"]
 
 
 class PlanCache:
@@ -38,3 +44,35 @@ class PlanCache:
 
 
 plan_cache = PlanCache()
+
+
+class OutputCache:
+    """Freed CPU output memory kept for reuse: ``size`` (bytes held now,
+    read-only), ``max_size`` (bytes), ``clear()``."""
+
+    @property
+    def size(self):
+        """Bytes of freed output memory held now."""
+        return ops.output_cache_size()
+
+    @property
+    def max_size(self):
+        """The most bytes kept; the least recently freed block goes first.
+        0 keeps nothing (every output is fresh memory)."""
+        return ops.output_cache_max_size()
+
+    @max_size.setter
+    def max_size(self, value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"output_cache.max_size must be an int >= 0, got {value!r}")
+        ops.output_cache_set_max_size(value)
+
+    def clear(self):
+        """Gives every held block back to the operating system."""
+        ops.output_cache_clear()
+
+    def __repr__(self):
+        return f"OutputCache(size={self.size}, max_size={self.max_size})"
+
+
+output_cache = OutputCache()

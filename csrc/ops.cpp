@@ -4,6 +4,7 @@
 #include <torch/library.h>
 #include <torch/version.h>
 
+#include "cpu/axis.h"
 #include "cpu/isa.h"
 #include "cpu/plan.h"
 
@@ -67,6 +68,10 @@ TORCH_LIBRARY(complexext, m) {
   m.def("plan_cache_max_size() -> int", &plan_cache_max_size);
   m.def("plan_cache_set_max_size(int n) -> ()", &plan_cache_set_max_size);
   m.def("plan_cache_clear() -> ()", &plan_cache_clear);
+  m.def("output_cache_size() -> int", &output_cache_size);
+  m.def("output_cache_max_size() -> int", &output_cache_max_size);
+  m.def("output_cache_set_max_size(int n) -> ()", &output_cache_set_max_size);
+  m.def("output_cache_clear() -> ()", &output_cache_clear);
   m.def("built_with() -> str", &built_with);
   m.def("cpu_isa() -> str", []() { return std::string(isa().name); });
 }

@@ -47,6 +47,8 @@ def test_stft_matches_torch(n_fft, kw, skw, dtype, batched, device):
         got = complexext.stft(xd, n_fft, window=wd, return_complex=True, **kw, **skw)
         expect = torch.stft(x, n_fft, window=window, return_complex=True, **kw, **skw)
         assert got.shape == expect.shape and got.dtype == expect.dtype
+        # torch.stft's strides too: the bins of a frame adjacent
+        assert got.stride() == expect.stride(), (got.stride(), expect.stride())
         assert got.device.type == device
         torch.testing.assert_close(got.cpu(), expect)
     assert torch.equal(xd, x0)

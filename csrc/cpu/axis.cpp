@@ -8,10 +8,6 @@
 #include <cstring>
 #include <memory>
 
-#include <ATen/ops/empty.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "isa.h"
 #include "plan.h"
@@ -20,9 +16,9 @@ namespace complexext {
 
 const IsaKernels& isa() {
   static const IsaKernels kinds[] = {
-      {"generic", &cx_generic::lanes, &cx_generic::run_axis_job},
-      {"avx2", &cx_avx2::lanes, &cx_avx2::run_axis_job},
-      {"avx512", &cx_avx512::lanes, &cx_avx512::run_axis_job},
+      {"generic", &cx_generic::lanes, &cx_generic::run_axis_job, &cx_generic::run_ola},
+      {"avx2", &cx_avx2::lanes, &cx_avx2::run_axis_job, &cx_avx2::run_ola},
+      {"avx512", &cx_avx512::lanes, &cx_avx512::run_axis_job, &cx_avx512::run_ola},
   };
   static const IsaKernels& chosen = [&]() -> const IsaKernels& {
     int best = 0;
@@ -42,22 +38,6 @@ const IsaKernels& isa() {
     return kinds[best];
   }();
   return chosen;
-}
-
-at::Tensor new_output(at::IntArrayRef shape, const at::TensorOptions& options) {
-  at::Tensor out = at::empty(shape, options);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  const size_t bytes = out.nbytes();
-  if (out.device().is_cpu() && bytes >= 2 * kHuge) {
-    // Only whole huge pages inside the allocation; an error (THP off, old
-    // kernel) leaves ordinary pages, so it is ignored.
-    const uintptr_t b = reinterpret_cast<uintptr_t>(out.data_ptr());
-    const uintptr_t lo = (b + kHuge - 1) & ~(kHuge - 1), hi = (b + bytes) & ~(kHuge - 1);
-    if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-  }
-#endif
-  return out;
 }
 
 thread_local Scratch::Buf Scratch::bufs[Scratch::kLevels];

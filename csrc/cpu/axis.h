@@ -52,11 +52,17 @@ void run_rows(cx_axis_job J);
 
 int storage_of(c10::ScalarType t);
 
-// at::empty for an op's output. A large CPU output is fresh memory that the
-// kernel is about to touch for the first time: on Linux it is advised as
-// transparent huge pages, so that the first touch takes a fault per 2 MiB
-// instead of one per 4 KiB page (for a 16 MiB output, ~1.4 ms of page
-// faults per call otherwise, as long as the transform itself).
+// at::empty for an op's CPU output. One of >= 1 MiB comes from a bounded
+// cache of recently freed blocks (output_pool.cpp), so a repeated call
+// touches no fresh pages (a page fault per 4 KiB otherwise, as long as the
+// transform itself for a few-MiB output); a fresh block of >= 4 MiB is
+// 2 MiB aligned and advised as transparent huge pages.
 at::Tensor new_output(at::IntArrayRef shape, const at::TensorOptions& options);
+
+// complexext.backends.output_cache: bytes cached, the bound, clear.
+int64_t output_cache_size();
+int64_t output_cache_max_size();
+void output_cache_set_max_size(int64_t n);
+void output_cache_clear();
 
 }  // namespace complexext

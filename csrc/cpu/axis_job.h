@@ -51,6 +51,18 @@ struct cx_axis_job {
   const void* win_out;
 };
 
+// The ISTFT's overlap-add (stft_ops.cpp): y[b, i] = sum over frames t of
+// frames[b, t, s - t*hop] / env[s], s = start + i, worked a hop-long block
+// of samples at a time; item q is block j0 + q % nj of signal q / nj.
+struct cx_ola_job {
+  int is_double;   // frames and env in fp64 (else fp32 frames)
+  int out_type;    // cx_storage of y: fp16 or fp32 from fp32, fp64 from fp64
+  const void* frames;  // (B, T, n_fft)
+  const double* env;   // window envelope, n_fft + hop*(T-1) samples
+  void* y;             // (B, length)
+  cx_i64 T, n_fft, hop, start, length, j0, nj;
+};
+
 // The compute type of a job: fp64 for fp64 storage, fp32 otherwise.
 static inline int cx_job_double(const cx_axis_job* j) {
   return j->in_type == CX_F64 || j->out_type == CX_F64;

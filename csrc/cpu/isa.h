@@ -7,6 +7,7 @@
   namespace ns {                                                             \
   int lanes(int is_double);                                                  \
   void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch); \
+  void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);        \
   }
 CX_DECLARE_ISA(cx_generic)
 CX_DECLARE_ISA(cx_avx2)
@@ -19,6 +20,8 @@ struct IsaKernels {
   const char* name;
   int (*lanes)(int is_double);
   void (*run)(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch);
+  // items [q0, q1) of an overlap-add; acc: hop scalars of its compute type
+  void (*ola)(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);
 };
 
 // The best instruction set this CPU supports, unless COMPLEXEXT_CPU_ISA

@@ -180,7 +180,8 @@ struct group {
     cx<V> buf[16];
     run_writer(const group* g, cx_i64 step_)
         : G(g), step(step_), k0(0), count(0), o(g->out, g->ooff, g->oidx, g->nl) {}
-    void put(cx<V> z) {
+    // inlined: a call per element passed the pair of vectors on the stack
+    __attribute__((always_inline)) inline void put(cx<V> z) {
       if (step != 1) {
         o.put_ahead(2 * k0 * step, z);
         ++k0;
@@ -189,7 +190,7 @@ struct group {
       buf[count++] = z;
       if (count == 16) flush();
     }
-    void flush() {
+    __attribute__((noinline)) void flush() {
       if (count) out_io::store_run(G->out + 2 * k0, G->ooff, G->oidx, G->nl, buf, count);
       k0 += count;
       count = 0;
@@ -315,6 +316,17 @@ struct group {
       const S half = (S)0.5 * sc;
       const cx_i64 top = J->out_len < h + 1 ? J->out_len : h + 1, os = 2 * out_stride;
       const bool full = J->out_len == n;
+      if (out_stride == 1) {
+        // the bins of a row adjacent: in order, through runs of 16
+        run_writer o(this, 1);
+        for (cx_i64 k = 0; k < J->out_len; ++k) {
+          const cx_i64 j = k <= h ? k : n - k;  // bins past h: conj X[n-k]
+          const cx<V> x = r[j == h ? 0 : j], y = cx_conj(r[j == 0 ? 0 : h - j]);
+          const cx<V> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[j])), half);
+          o.put(k <= h ? X : cx_conj(X));
+        }
+        return;
+      }
       const typename out_io::sink o(out, ooff, oidx, nl);
       for (cx_i64 k = 0; 2 * k <= h; ++k) {
         const cx_i64 k2 = h - k;
@@ -378,6 +390,72 @@ static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch)
     G.stage_in(a);
     G.stage_out(fft_any<V, S>(p, a, b));
   }
+}
+
+// ---- the ISTFT's overlap-add ----------------------------------------------
+// Samples s = j*hop + u (0 <= u < hop) of block j are covered by frames
+// t <= j with (j - t)*hop + u < n_fft, so each frame adds to one contiguous
+// run of both the frame and the block: a loop the compiler vectorises (a
+// loop per sample over its frames, with index arithmetic per sample, ran
+// ~3x longer than the whole transform for 512/128). Each sample still adds
+// its frames in ascending t from 0, then is divided by its envelope, so the
+// result is that of the per-sample loop, bit for bit.
+template <class S> static inline void put_reals(const S* a, S* y, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
+}
+static inline void put_reals(const double* a, float* y, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) y[u] = (float)a[u];
+}
+static inline void put_reals(const float* a, double* y, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
+}
+template <class S> static inline void put_reals(const S* a, cx_half_t* y, cx_i64 n) {
+  cx_i64 u = 0;
+#if defined(CX_F16C)
+  if (sizeof(S) == 4)
+    for (; u + 8 <= n; u += 8)
+      _mm_storeu_si128((__m128i*)(y + u),
+                       _mm256_cvtps_ph(_mm256_loadu_ps((const float*)a + u),
+                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  for (; u < n; ++u) st<S>(y + u, a[u]);
+}
+
+template <class S, class O>
+static void ola_typed(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, S* __restrict acc) {
+  const S* frames = (const S*)J->frames;
+  O* y = (O*)J->y;
+  const cx_i64 T = J->T, n_fft = J->n_fft, hop = J->hop, start = J->start, length = J->length;
+  const cx_i64 full = n_fft + hop * (T - 1);
+  for (cx_i64 q = q0; q < q1; ++q) {
+    const cx_i64 b = q / J->nj, j = J->j0 + q % J->nj, base = j * hop;
+    const cx_i64 u0 = start - base > 0 ? start - base : 0;
+    const cx_i64 u1 = start + length - base < hop ? start + length - base : hop;
+    const S* f = frames + b * T * n_fft;
+    for (cx_i64 u = u0; u < u1; ++u) acc[u] = (S)0;
+    // frames t with t*hop + n_fft > base, up to t = j
+    const cx_i64 t_lo = base >= n_fft ? (base - n_fft) / hop + 1 : 0;
+    const cx_i64 t_hi = T - 1 < j ? T - 1 : j;
+    for (cx_i64 t = t_lo; t <= t_hi; ++t) {
+      const cx_i64 off = (j - t) * hop;
+      const cx_i64 ue = u1 < n_fft - off ? u1 : n_fft - off;
+      const S* __restrict ft = f + t * n_fft + off;
+      for (cx_i64 u = u0; u < ue; ++u) acc[u] += ft[u];
+    }
+    // past the last frame (s >= full) nothing was added: 0 / env stays 0,
+    // but env is not defined there
+    const cx_i64 ud = full - base < u1 ? (full - base > u0 ? full - base : u0) : u1;
+    const double* env = J->env + base;
+    for (cx_i64 u = u0; u < ud; ++u) acc[u] = acc[u] / (S)env[u];
+    for (cx_i64 u = ud; u < u1; ++u) acc[u] = (S)0;
+    put_reals(acc + u0, y + b * length + (base - start) + u0, u1 - u0);
+  }
+}
+
+void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc) {
+  if (J->is_double) ola_typed<double, double>(J, q0, q1, (double*)acc);
+  else if (J->out_type == CX_F16) ola_typed<float, cx_half_t>(J, q0, q1, (float*)acc);
+  else ola_typed<float, float>(J, q0, q1, (float*)acc);
 }
 
 int lanes(int is_double) { return is_double ? (int)lanes_of<double>::W : (int)lanes_of<float>::W; }

@@ -3,7 +3,8 @@
 // stft: frame t of batch b is x[b, t*hop : t*hop + n_fft], read where it
 // lies in the (already padded) signal and multiplied by the window as it is
 // loaded; no tensor of frames is made. The DFT of each frame goes straight
-// to out[b, :, t] (torch.stft's layout), adjacent frames sharing a vector.
+// to out[b, :, t], whose bins are adjacent in memory (torch.stft's strides:
+// (F*T, 1, F)); adjacent frames share a vector.
 //
 // istft: each frame's inverse DFT is multiplied by the window as it is
 // stored into an fp32/fp64 frame buffer, then every output sample gathers
@@ -15,8 +16,10 @@
 #include <torch/library.h>
 
 #include <cmath>
+#include <vector>
 
 #include "axis.h"
+#include "isa.h"
 
 namespace complexext {
 namespace {
@@ -51,8 +54,11 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
               "n_fft = ", n_fft);
   const int64_t T = 1 + (L - n_fft) / hop, F = onesided ? n_fft / 2 + 1 : n_fft;
   const at::Tensor win = window_for("stft", window, n_fft, compute_real(t));
-  at::Tensor out = new_output({self.size(0), F, T},
-                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)));
+  // torch.stft's strides: (batch, freq, frames) with the bins of a frame
+  // adjacent, so each frame's spectrum is one contiguous run of stores.
+  at::Tensor out = new_output({self.size(0), T, F},
+                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)))
+                       .transpose(1, 2);
   cx_axis_job J{};
   J.kind = self.is_complex() ? CX_C2C : CX_R2C;
   J.n = J.in_len = n_fft;
@@ -63,14 +69,14 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
   J.in_type = storage_of(t);
   J.out_type = storage_of(out.scalar_type());
   J.in_stride = self.stride(1);
-  J.out_stride = T;
+  J.out_stride = 1;
   J.nd = 2;
   J.sizes[0] = self.size(0);
   J.sizes[1] = T;
   J.in_strides[0] = self.stride(0);
   J.in_strides[1] = hop * self.stride(1);
-  J.out_strides[0] = F * T;
-  J.out_strides[1] = 1;
+  J.out_strides[0] = T * F;
+  J.out_strides[1] = F;
   J.nrows = self.size(0) * T;
   J.win_in = win.const_data_ptr();
   run_rows(J);
@@ -78,24 +84,28 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
 }
 
 // y[b, i] = sum_t frames[b, t, s - t*hop] / env[s], s = start + i (0 past
-// the end of the signal).
-template <class S, class C, class O>
-void overlap_add(const C* frames, const double* env, O* y, int64_t B, int64_t T, int64_t n_fft,
-                 int64_t hop, int64_t start, int64_t length) {
-  const int64_t full = n_fft + hop * (T - 1);
-  at::parallel_for(0, B * length, 4096, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      const int64_t b = i / length, s = start + i % length;
-      C acc = C(0);
-      if (s < full) {
-        const int64_t t_hi = std::min(T - 1, s / hop);
-        const int64_t t_lo = s >= n_fft ? (s - n_fft) / hop + 1 : 0;
-        const C* f = frames + b * T * n_fft;
-        for (int64_t tt = t_lo; tt <= t_hi; ++tt) acc += f[tt * n_fft + s - tt * hop];
-        acc /= (S)env[s];
-      }
-      y[i] = static_cast<O>(acc);
-    }
+// the end of the signal), for b < B: the ISA kernel's run_ola
+// (lanes_impl.h), a hop-long block of samples per item.
+void overlap_add(const void* frames, bool is_double, const double* env, void* y, int out_type,
+                 int64_t B, int64_t T, int64_t n_fft, int64_t hop, int64_t start,
+                 int64_t length) {
+  cx_ola_job J{};
+  J.is_double = is_double;
+  J.out_type = out_type;
+  J.frames = frames;
+  J.env = env;
+  J.y = y;
+  J.T = T;
+  J.n_fft = n_fft;
+  J.hop = hop;
+  J.start = start;
+  J.length = length;
+  J.j0 = start / hop;
+  J.nj = (start + length + hop - 1) / hop - J.j0;
+  const IsaKernels& k = isa();
+  at::parallel_for(0, B * J.nj, std::max<int64_t>(1, 4096 / hop), [&](int64_t q0, int64_t q1) {
+    std::vector<double> acc((size_t)hop);  // room for hop scalars of either type
+    k.ola(&J, q0, q1, acc.data());
   });
 }
 
@@ -153,29 +163,16 @@ at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft
   J.nrows = B * T;
   J.win_out = win.const_data_ptr();
   run_rows(J);
-  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(at::kHalf, at::kComplexHalf, out_type, "istft", [&] {
-    using O = scalar_t;
-    if (onesided) {
-      if (ct == at::kDouble)
-        overlap_add<double, double, O>(frames.const_data_ptr<double>(), env.data(),
-                                       y.mutable_data_ptr<O>(), B, T, n_fft, hop, start, length);
-      else
-        overlap_add<float, float, O>(frames.const_data_ptr<float>(), env.data(),
-                                     y.mutable_data_ptr<O>(), B, T, n_fft, hop, start, length);
-    }
-  });
-  if (!onesided) {
+  const bool dbl = ct == at::kDouble;
+  if (onesided) {
+    overlap_add(frames.const_data_ptr(), dbl, env.data(), y.mutable_data_ptr(),
+                storage_of(out_type), B, T, n_fft, hop, start, length);
+  } else {
     // complex output: overlap-add the (re, im) pairs as two real signals
     at::Tensor fr = at::view_as_real(frames).movedim(-1, 1).contiguous();  // (B, 2, T, n)
     at::Tensor yr = new_output({B, 2, length}, self.options().dtype(ct));
-    if (ct == at::kDouble)
-      overlap_add<double, double, double>(fr.const_data_ptr<double>(), env.data(),
-                                          yr.mutable_data_ptr<double>(), 2 * B, T, n_fft, hop,
-                                          start, length);
-    else
-      overlap_add<float, float, float>(fr.const_data_ptr<float>(), env.data(),
-                                       yr.mutable_data_ptr<float>(), 2 * B, T, n_fft, hop, start,
-                                       length);
+    overlap_add(fr.const_data_ptr(), dbl, env.data(), yr.mutable_data_ptr(), dbl ? CX_F64 : CX_F32,
+                2 * B, T, n_fft, hop, start, length);
     y.copy_(at::view_as_complex(yr.movedim(1, -1).contiguous()));
   }
   return y;

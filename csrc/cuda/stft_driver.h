@@ -44,8 +44,10 @@ at::Tensor stft(E& ex, const at::Tensor& self, const at::Tensor& window, int64_t
   const int64_t T = 1 + (L - n_fft) / hop, F = onesided ? n_fft / 2 + 1 : n_fft;
   const at::Tensor win = stft_window("stft", self, window, n_fft, is_double(t) ? at::kDouble
                                                                                : at::kFloat);
-  at::Tensor out = at::empty({self.size(0), F, T},
-                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)));
+  // torch.stft's strides (the CPU kernel's): the bins of a frame adjacent
+  at::Tensor out = at::empty({self.size(0), T, F},
+                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)))
+                       .transpose(1, 2);
   cx_block_job<S> J{};
   J.kind = self.is_complex() ? CX_JOB_C2C : CX_JOB_R2C;
   J.n = n_fft;
@@ -54,14 +56,14 @@ at::Tensor stft(E& ex, const at::Tensor& self, const at::Tensor& window, int64_t
   J.in = self.const_data_ptr();
   J.out = out.mutable_data_ptr();
   J.in_stride = self.stride(1);
-  J.out_stride = T;
+  J.out_stride = 1;
   J.rows.nd = 2;
   J.rows.sizes[0] = self.size(0);
   J.rows.sizes[1] = T;
   J.rows.in_strides[0] = self.stride(0);
   J.rows.in_strides[1] = hop * self.stride(1);
-  J.rows.out_strides[0] = F * T;
-  J.rows.out_strides[1] = 1;
+  J.rows.out_strides[0] = T * F;
+  J.rows.out_strides[1] = F;
   J.nrows = self.size(0) * T;
   J.win_in = win.const_data_ptr<S>();
   run_gpu_job<S>(ex, J, storage_code(t), storage_code(out.scalar_type()), out.options());
