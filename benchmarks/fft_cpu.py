@@ -1,6 +1,6 @@
 """CPU speed of complexext's complex32 FFT against its peers, and its peak memory.
 
-    python benchmarks/fft_cpu.py [--quick] [--threads N] [--n 256 4099 ...]
+    python benchmarks/fft_cpu.py [--quick] [--threads N] [--n 256 4099 ...] [--keep-memory]
 
 Each call transforms 4 Mi complex values (1 Mi with --quick): rows of
 length n, batch = 4 Mi // n, along the last dim. Timed, in the same run and
@@ -10,6 +10,11 @@ on the same data:
   upcast    chalf -> complex64 -> torch.fft.fft -> chalf (what torch offers
             for complex32 on CPU)
   scipy c64 scipy.fft.fft on complex64 numpy data, workers = thread count
+--keep-memory makes glibc keep freed memory (complexext._bench.
+keep_freed_memory): with the default allocator a peer's output may or may
+not fault in fresh pages depending on what ran before it, which moves
+torch's times by up to 2x from run to run; with it, no peer faults and
+each is timed at its allocation best.
 Time: median of several calls after two warm-up calls; the peers take turns
 (one call each per round), so a change in load falls on all of them alike.
 Speed-up columns are peer time / complexext time: above 1 means complexext
@@ -43,7 +48,7 @@ import scipy.fft  # noqa: E402
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import interleaved_times, random_chalf, upcast_fft  # noqa: E402
+from complexext._bench import interleaved_times, keep_freed_memory, random_chalf, upcast_fft  # noqa: E402
 
 SIZES = (256, 400, 512, 1000, 1024, 4096, 4099, 65536)
 MiB = 1 << 20
@@ -104,17 +109,23 @@ def main():
     p.add_argument("--elements", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--probe", choices=("cx", "cx-cold", "upcast"), help=argparse.SUPPRESS)
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory table")
+    p.add_argument("--keep-memory", action="store_true",
+                   help="glibc keeps freed memory (no peer's output faults in fresh pages)")
     a = p.parse_args()
     elements = a.elements or (MiB if a.quick else 4 * MiB)
     if a.probe:
         print(probe_memory(a.n[0], elements, a.threads, a.probe))
         return 0
     torch.set_num_threads(a.threads)
+    kept = a.keep_memory and keep_freed_memory()
     reps = 5 if a.quick else 9
     print(f"complexext FFT, CPU: {elements // MiB} Mi complex values a call, rows of length n; "
           f"torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
           f"{a.threads} threads; median of {reps} calls; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
+    print("memory: " + ("glibc keeps freed memory (--keep-memory): no peer faults in fresh pages"
+                        if kept else "the default allocator: a peer's output may fault in fresh "
+                        "pages, depending on what ran before (--keep-memory: none does)"))
     print(f"{'n':>6} {'rows':>6} | {'cx c32':>8} {'torch c64':>9} {'upcast':>8} {'scipy c64':>9}"
           f" | {'speed-up of cx c32 over':^28} | {'diff':>7}")
     print(f"{'':>6} {'':>6} | {'ms':>8} {'ms':>9} {'ms':>8} {'ms':>9}"

@@ -1,6 +1,6 @@
 """CPU speed and peak memory of complexext's complex32 STFT/ISTFT against torch.
 
-    python benchmarks/stft.py [--quick] [--threads N] [--cpu-time] [--no-memory]
+    python benchmarks/stft.py [--quick] [--threads N] [--cpu-time] [--no-memory] [--keep-memory]
 
 Workload: 8 signals of 4 s at 16 kHz (8 x 64000 samples), a periodic Hann
 window, centred frames (reflect padding), at n_fft/hop 512/128 and 400/160.
@@ -13,6 +13,11 @@ Timed, in the same run and on the same data:
   istft  the inverses: complex32 -> float16 (cx c32), complex64 -> float32
          (cx f32, torch), complex32 -> complex64 -> torch.istft -> float16
          (upcast)
+--keep-memory makes glibc keep freed memory (complexext._bench.
+keep_freed_memory): with the default allocator a peer's output may or may
+not fault in fresh pages depending on what ran before it, which moves
+torch's times by up to 2x from run to run; with it, no peer faults and
+each is timed at its allocation best.
 Time: median of 21 calls after two warm-up calls; the peers take turns
 (one call each per round), so a change in machine load falls on all of them
 alike. Speed-up columns are peer time / cx c32 time (above 1: complexext
@@ -48,7 +53,7 @@ warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import interleaved_times  # noqa: E402
+from complexext._bench import interleaved_times, keep_freed_memory  # noqa: E402
 
 SETTINGS = ((512, 128), (400, 160))
 BATCH, SAMPLES = 8, 64000
@@ -181,6 +186,8 @@ def main():
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory table")
     p.add_argument("--cpu-time", action="store_true",
                    help="with --threads 1: time each call by the thread's CPU time")
+    p.add_argument("--keep-memory", action="store_true",
+                   help="glibc keeps freed memory (no peer's output faults in fresh pages)")
     p.add_argument("--probe", help=argparse.SUPPRESS)
     p.add_argument("--setting", default="512/128", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -191,11 +198,15 @@ def main():
     if a.cpu_time and a.threads != 1:
         p.error("--cpu-time needs --threads 1 (it times the calling thread only)")
     torch.set_num_threads(a.threads)
+    kept = a.keep_memory and keep_freed_memory()
     reps = 5 if a.quick else 21
     print(f"complexext STFT/ISTFT, CPU: {BATCH} x {SAMPLES} samples (4 s at 16 kHz), Hann, "
           f"centred; torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
           f"{a.threads} threads; median of {reps} calls; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
+    print("memory: " + ("glibc keeps freed memory (--keep-memory): no peer faults in fresh pages"
+                        if kept else "the default allocator: a peer's output may fault in fresh "
+                        "pages, depending on what ran before (--keep-memory: none does)"))
     fast = speed_table(a.threads, reps, a.cpu_time)
     print("complex32 stft at least 2x faster than torch.stft float32 at both settings: "
           + ("yes" if fast else "NO"))

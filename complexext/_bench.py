@@ -14,6 +14,29 @@ import complexext
 from complexext._selfcheck import floor_of, rel_rms, to_numpy64
 
 
+def keep_freed_memory():
+    """Makes glibc keep freed memory for reuse in this process (all
+    allocations from the heap, never trimmed), so that no peer's output
+    pays page faults for fresh pages after warm-up: every peer's allocation
+    at its best. By default glibc serves big blocks with fresh mmaps and
+    gives heap tops back, and whether a call's output faults then depends
+    on what ran before it (torch.fft's complex64 output of 32 MiB: 8192
+    faults, a few ms, in some runs and none in others). Returns False
+    where this is not glibc."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    # a threshold of 1 GiB / 2 GiB - 1: blocks below it come from the heap,
+    # and the heap top is given back only when that much is free
+    return bool(mallopt(M_MMAP_THRESHOLD, 1 << 30)) and bool(mallopt(M_TRIM_THRESHOLD, (1 << 31) - 1))
+
+
 def interleaved_times(fns, reps=7, warmup=2, clock=time.perf_counter):
     """Median time in seconds of each callable in the dict fns, timed in
     turns (one call of each per round) so that a change in machine load
