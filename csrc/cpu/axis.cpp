@@ -87,7 +87,7 @@ void run_job(cx_axis_job& J) {
     work = dbl ? ((const cx_plan_desc<double>*)J.plan)->work
                : ((const cx_plan_desc<float>*)J.plan)->work;
   }
-  const size_t bytes = (size_t)(2 * work * W) * (dbl ? 16 : 8);
+  const size_t bytes = (size_t)((2 * work + CX_LANE_SKEW) * W) * (dbl ? 16 : 8);
   const int64_t groups = (J.nrows + W - 1) / W;
   // Enough rows per task that a task does some 64 K points of work.
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, J.n * W));

@@ -63,6 +63,11 @@ struct cx_ola_job {
   cx_i64 T, n_fft, hop, start, length, j0, nj;
 };
 
+// The second lane buffer starts this many elements past the end of the
+// first: with power-of-two lengths a pass's reads and writes (same strides)
+// otherwise fall on the same L1 sets and evict each other.
+#define CX_LANE_SKEW 8
+
 // The compute type of a job: fp64 for fp64 storage, fp32 otherwise.
 static inline int cx_job_double(const cx_axis_job* j) {
   return j->in_type == CX_F64 || j->out_type == CX_F64;

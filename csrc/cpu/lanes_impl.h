@@ -382,7 +382,7 @@ static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch)
   typedef typename lanes_of<S>::V V;
   const cx_plan_desc<S>* p = (const cx_plan_desc<S>*)J->plan;
   cx<V>* a = (cx<V>*)scratch;
-  cx<V>* b = a + p->work;
+  cx<V>* b = a + p->work + CX_LANE_SKEW;
   group<S, Ti, To, lanes_of<S> > G;
   G.J = J;
   for (cx_i64 g = r0; g < r1; g += lanes_of<S>::W) {
