@@ -255,18 +255,10 @@ at::Tensor layout_weight_grad(const at::Tensor& grad_output, const at::Tensor& i
                               at::IntArrayRef stride, at::IntArrayRef padding,
                               at::IntArrayRef dilation, bool transposed,
                               at::IntArrayRef output_padding, int64_t groups) {
-  constexpr const char* op = "convolution_weight_grad";
-  TORCH_CHECK(input.is_complex(), op, ": expected a complex input, got ", input.scalar_type());
-  const auto wtype = real_weight ? c10::toRealValueType(input.scalar_type())
-                                 : input.scalar_type();
-  const auto opts = input.options().dtype(wtype);
-  const auto shape = conv::output_shape(op, input, at::empty(weight_size, opts), std::nullopt,
-                                        stride, padding, dilation, transposed, output_padding,
-                                        groups);
-  TORCH_CHECK(grad_output.scalar_type() == input.scalar_type(), op, ": expected a ",
-              input.scalar_type(), " grad_output, got ", grad_output.scalar_type());
-  TORCH_CHECK(grad_output.sizes() == at::IntArrayRef(shape), op, ": expected a grad_output of "
-              "shape ", at::IntArrayRef(shape), ", got ", grad_output.sizes());
+  const auto opts = conv::check_weight_grad("convolution_weight_grad", grad_output, input,
+                                            weight_size, real_weight, stride, padding, dilation,
+                                            transposed, output_padding, groups);
+  const auto wtype = opts.dtype().toScalarType();
   if (input.numel() == 0 || grad_output.numel() == 0) return at::zeros(weight_size, opts);
   const Args a{stride, padding, dilation, output_padding, transposed, groups};
   const at::Tensor X = at::view_as_real(input.resolve_conj());

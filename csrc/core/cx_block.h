@@ -82,11 +82,16 @@ CX_FN void cx_block_load(int t, int tpr, cx_i64 n, const CX_GLOBAL Ti* x, cx_i64
   }
 }
 
-template <typename S>
+// RT > 0: the radix as a compile-time constant (it must equal ps.radix):
+// every index into v is then a constant once the loops unroll, so on a GPU
+// v stays in registers (with a run-time radix it is an indexed array in
+// local memory: ptxas reports a 768 byte stack frame for the fp64 kernel
+// with RT = 0, 200 without). RT = 0: the radix read from ps at run time.
+template <typename S, int RT = 0>
 CX_FN void cx_block_pass(int t, int tpr, cx_i64 n, cx_pass ps, const CX_GLOBAL cx<S>* tw,
                          const CX_GLOBAL cx<S>* roots, const CX_SHARED cx<S>* a,
                          CX_SHARED cx<S>* b) {
-  const int R = ps.radix;
+  const int R = RT > 0 ? RT : ps.radix;
   const cx_i64 q = n / R;
   for (cx_i64 j = t; j < q; j += tpr) {
     cx<S> v[CX_MAX_RADIX];

@@ -182,41 +182,20 @@ CX_FN void cx_job_chirp_out(const cx_block_job<S>& J, int t, int tpr, CX_SHARED 
 }
 
 // ---- a Stockham pass with the radix known at compile time -----------------------
-// The same arithmetic as cx_block_pass, but every index into v is a constant
-// once the loops unroll, so on a GPU v stays in registers (with a run-time
-// radix it would be an indexed array in local memory: ptxas reports a 768
-// byte stack frame for the fp64 kernel with the generic pass, 200 without).
-// The radices are those of cx_factorize; the planner refuses any other.
-template <typename S, int R>
-CX_FN void cx_job_pass_r(int t, int tpr, cx_i64 n, cx_pass ps, const CX_GLOBAL cx<S>* tw,
-                         const CX_GLOBAL cx<S>* roots, const CX_SHARED cx<S>* a,
-                         CX_SHARED cx<S>* b) {
-  const cx_i64 q = n / R;
-  for (cx_i64 j = t; j < q; j += tpr) {
-    cx<S> v[CX_MAX_RADIX];
-    for (int r = 0; r < R; ++r) v[r] = a[j + r * q];
-    const cx_i64 k = j % ps.ns;
-    if (ps.ns > 1) cx_apply_twiddles<S, S>(v, R, tw + ps.tw + k * (R - 1));
-    cx_dft<S, S>(v, R, roots + ps.roots);
-    const cx_i64 o = cx_stockham_out_index(j, ps.ns, R);
-    for (int r = 0; r < R; ++r) b[o + r * ps.ns] = v[r];
-  }
-}
-
 template <typename S>
 CX_FN void cx_job_pass(int t, int tpr, cx_i64 n, cx_pass ps, const CX_GLOBAL cx<S>* tw,
                        const CX_GLOBAL cx<S>* roots, const CX_SHARED cx<S>* a,
                        CX_SHARED cx<S>* b) {
   switch (ps.radix) {
-    case 2: cx_job_pass_r<S, 2>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 3: cx_job_pass_r<S, 3>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 4: cx_job_pass_r<S, 4>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 5: cx_job_pass_r<S, 5>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 7: cx_job_pass_r<S, 7>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 8: cx_job_pass_r<S, 8>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 11: cx_job_pass_r<S, 11>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 13: cx_job_pass_r<S, 13>(t, tpr, n, ps, tw, roots, a, b); break;
-    case 16: cx_job_pass_r<S, 16>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 2: cx_block_pass<S, 2>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 3: cx_block_pass<S, 3>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 4: cx_block_pass<S, 4>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 5: cx_block_pass<S, 5>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 7: cx_block_pass<S, 7>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 8: cx_block_pass<S, 8>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 11: cx_block_pass<S, 11>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 13: cx_block_pass<S, 13>(t, tpr, n, ps, tw, roots, a, b); break;
+    case 16: cx_block_pass<S, 16>(t, tpr, n, ps, tw, roots, a, b); break;
     default: break;  // no plan has another radix (gpu_plan.h checks)
   }
 }

@@ -11,37 +11,11 @@
 
 #include <cmath>
 
+#include "../fft_args.h"
 #include "axis.h"
 
 namespace complexext {
 namespace {
-
-std::vector<int64_t> check_dims(const char* name, const at::Tensor& x, at::IntArrayRef dim) {
-  TORCH_CHECK(!dim.empty(), name, ": dim must not be empty");
-  std::vector<int64_t> out;
-  for (int64_t d : dim) {
-    TORCH_CHECK(d >= -x.dim() && d < x.dim(), name, ": dim ", d, " out of range for a ", x.dim(),
-                "-d tensor");
-    d = d < 0 ? d + x.dim() : d;
-    for (int64_t e : out) TORCH_CHECK(e != d, name, ": dim ", d, " repeated");
-    TORCH_CHECK(x.size(d) >= 1, name, ": signal size along dim ", d, " must be >= 1");
-    out.push_back(d);
-  }
-  return out;
-}
-
-double scale_of(const char* op, int64_t normalization, double n) {
-  switch (normalization) {
-    case 0: return 1.0;
-    case 1: return 1.0 / std::sqrt(n);
-    case 2: return 1.0 / n;
-    default: TORCH_CHECK(false, op, ": normalization must be 0, 1 or 2, got ", normalization);
-  }
-}
-
-at::ScalarType compute_complex(at::ScalarType t) {
-  return (t == at::kDouble || t == at::kComplexDouble) ? at::kComplexDouble : at::kComplexFloat;
-}
 
 cx_axis_job c2c_job(int64_t n, bool inverse, double scale) {
   cx_axis_job J{};
@@ -64,11 +38,9 @@ void c2c_rest(at::Tensor buf, const at::Tensor& out, const std::vector<int64_t>&
 
 at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    bool forward) {
-  TORCH_CHECK(self.is_complex(), "fft_c2c: expected a complex tensor, got ", self.scalar_type());
-  auto dims = check_dims("fft_c2c", self, dim);
-  double N = 1;
-  for (int64_t d : dims) N *= (double)self.size(d);
-  const double scale = scale_of("fft_c2c", normalization, N);
+  FftArgs a = check_c2c(self, dim, normalization);
+  auto& dims = a.dims;
+  const double scale = a.scale;
   at::Tensor out = new_output(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   const int64_t d0 = dims.back();
@@ -76,7 +48,7 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
     run_axis(c2c_job(self.size(d0), !forward, scale), self, out, d0);
     return out;
   }
-  at::Tensor buf = self.scalar_type() == compute_complex(self.scalar_type())
+  at::Tensor buf = self.scalar_type() == fft_compute_complex(self.scalar_type())
                        ? out
                        : new_output(self.sizes(), self.options().dtype(at::kComplexFloat));
   run_axis(c2c_job(self.size(d0), !forward, 1.0), self, buf, d0);
@@ -87,17 +59,11 @@ at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
 
 at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    bool onesided) {
-  TORCH_CHECK(self.is_floating_point() &&
-                  (self.scalar_type() == at::kHalf || self.scalar_type() == at::kFloat ||
-                   self.scalar_type() == at::kDouble),
-              "fft_r2c: expected a float16, float32 or float64 tensor, got ", self.scalar_type());
-  auto dims = check_dims("fft_r2c", self, dim);
-  double N = 1;
-  for (int64_t d : dims) N *= (double)self.size(d);
-  const double scale = scale_of("fft_r2c", normalization, N);
+  FftArgs a = check_r2c(self, dim, normalization, onesided);
+  auto& dims = a.dims;
+  const auto& shape = a.shape;
+  const double scale = a.scale;
   const int64_t d0 = dims.back(), n = self.size(d0);
-  auto shape = self.sizes().vec();
-  shape[d0] = onesided ? n / 2 + 1 : n;
   const auto ctype = c10::toComplexType(self.scalar_type());
   at::Tensor out = new_output(shape, self.options().dtype(ctype));
   if (out.numel() == 0) return out;
@@ -110,7 +76,7 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
     run_axis(J, self, out, d0);
     return out;
   }
-  at::Tensor buf = ctype == compute_complex(ctype)
+  at::Tensor buf = ctype == fft_compute_complex(ctype)
                        ? out
                        : new_output(shape, self.options().dtype(at::kComplexFloat));
   run_axis(J, self, buf, d0);
@@ -121,25 +87,18 @@ at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
 
 at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    int64_t last_dim_size) {
-  TORCH_CHECK(self.is_complex(), "fft_c2r: expected a complex tensor, got ", self.scalar_type());
-  TORCH_CHECK(last_dim_size >= 1, "fft_c2r: last_dim_size must be >= 1, got ", last_dim_size);
-  auto dims = check_dims("fft_c2r", self, dim);
+  FftArgs a = check_c2r(self, dim, normalization, last_dim_size);
+  const auto& dims = a.dims;
+  const auto& shape = a.shape;
+  const double scale = a.scale;
   const int64_t d0 = dims.back();
-  TORCH_CHECK(self.size(d0) >= last_dim_size / 2 + 1, "fft_c2r: expected at least ",
-              last_dim_size / 2 + 1, " elements along dim ", d0, " for last_dim_size ",
-              last_dim_size, ", got ", self.size(d0));
-  double N = (double)last_dim_size;
-  for (size_t i = 0; i + 1 < dims.size(); ++i) N *= (double)self.size(dims[i]);
-  const double scale = scale_of("fft_c2r", normalization, N);
-  auto shape = self.sizes().vec();
-  shape[d0] = last_dim_size;
   at::Tensor out = new_output(shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
   if (out.numel() == 0) return out;
   at::Tensor src = self;
   if (dims.size() > 1) {
     // The inverse c2c over the other dims first, into a buffer of the
     // compute type (the input is never written).
-    src = new_output(self.sizes(), self.options().dtype(compute_complex(self.scalar_type())));
+    src = new_output(self.sizes(), self.options().dtype(fft_compute_complex(self.scalar_type())));
     for (size_t i = 0; i + 1 < dims.size(); ++i) {
       const int64_t d = dims[i];
       run_axis(c2c_job(self.size(d), true, 1.0), i == 0 ? self : src, src, d);

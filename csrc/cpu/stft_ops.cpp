@@ -18,6 +18,7 @@
 #include <cmath>
 #include <vector>
 
+#include "../stft_args.h"
 #include "axis.h"
 #include "isa.h"
 
@@ -28,37 +29,15 @@ at::ScalarType compute_real(at::ScalarType t) {
   return (t == at::kDouble || t == at::kComplexDouble) ? at::kDouble : at::kFloat;
 }
 
-at::Tensor window_for(const char* name, const at::Tensor& window, int64_t n_fft,
-                      at::ScalarType real) {
-  TORCH_CHECK(window.dim() == 1 && window.size(0) == n_fft, name,
-              ": expected a 1-d window of length n_fft = ", n_fft, ", got shape ",
-              window.sizes());
-  TORCH_CHECK(window.is_floating_point(), name, ": expected a real floating point window, got ",
-              window.scalar_type());
-  TORCH_CHECK(window.device() == at::kCPU, name, ": window must be on the CPU like the input");
-  return window.to(real).contiguous();
-}
-
 at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
                 int64_t normalization, bool onesided) {
-  TORCH_CHECK(self.dim() == 2, "stft: expected a (batch, time) signal, got shape ", self.sizes());
+  const StftShape sh = check_stft(self, n_fft, hop, normalization, onesided);
+  const int64_t T = sh.T, F = sh.F;
   const auto t = self.scalar_type();
-  TORCH_CHECK(t == at::kHalf || t == at::kFloat || t == at::kDouble || self.is_complex(),
-              "stft: expected a float16/32/64 or complex signal, got ", t);
-  TORCH_CHECK(n_fft >= 1, "stft: n_fft must be >= 1, got ", n_fft);
-  TORCH_CHECK(hop >= 1, "stft: hop_length must be >= 1, got ", hop);
-  TORCH_CHECK(normalization == 0 || normalization == 1, "stft: normalization must be 0 or 1");
-  TORCH_CHECK(!(onesided && self.is_complex()), "stft: onesided needs a real signal");
-  const int64_t L = self.size(1);
-  TORCH_CHECK(L >= n_fft, "stft: the signal (", L, " samples after padding) is shorter than ",
-              "n_fft = ", n_fft);
-  const int64_t T = 1 + (L - n_fft) / hop, F = onesided ? n_fft / 2 + 1 : n_fft;
-  const at::Tensor win = window_for("stft", window, n_fft, compute_real(t));
-  // torch.stft's strides: (batch, freq, frames) with the bins of a frame
-  // adjacent, so each frame's spectrum is one contiguous run of stores.
-  at::Tensor out = new_output({self.size(0), T, F},
-                             self.options().dtype(self.is_complex() ? t : c10::toComplexType(t)))
-                       .transpose(1, 2);
+  const at::Tensor win = stft_window("stft", self, window, n_fft, compute_real(t));
+  at::Tensor out = stft_output(self, sh, [](at::IntArrayRef shape, const at::TensorOptions& o) {
+    return new_output(shape, o);
+  });
   cx_axis_job J{};
   J.kind = self.is_complex() ? CX_C2C : CX_R2C;
   J.n = J.in_len = n_fft;
@@ -111,20 +90,10 @@ void overlap_add(const void* frames, bool is_double, const double* env, void* y,
 
 at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
                  int64_t normalization, bool onesided, int64_t start, int64_t length) {
-  TORCH_CHECK(self.dim() == 3 && self.is_complex(),
-              "istft: expected a complex (batch, freq, frames) spectrum, got ", self.scalar_type(),
-              " of shape ", self.sizes());
-  TORCH_CHECK(n_fft >= 1, "istft: n_fft must be >= 1, got ", n_fft);
-  TORCH_CHECK(hop >= 1, "istft: hop_length must be >= 1, got ", hop);
-  TORCH_CHECK(normalization == 1 || normalization == 2, "istft: normalization must be 1 or 2");
-  TORCH_CHECK(start >= 0 && length >= 0, "istft: start and length must be >= 0");
+  check_istft(self, n_fft, hop, normalization, onesided, start, length);
   const int64_t B = self.size(0), F = self.size(1), T = self.size(2);
-  TORCH_CHECK(F == (onesided ? n_fft / 2 + 1 : n_fft), "istft: expected ",
-              onesided ? n_fft / 2 + 1 : n_fft, " frequency bins for n_fft = ", n_fft,
-              onesided ? " (onesided)" : "", ", got ", F);
-  TORCH_CHECK(T >= 1, "istft: expected at least one frame");
   const auto ct = compute_real(self.scalar_type());
-  const at::Tensor win = window_for("istft", window, n_fft, ct);
+  const at::Tensor win = stft_window("istft", self, window, n_fft, ct);
   // The window envelope, and the NOLA condition over the samples returned.
   const int64_t full = n_fft + hop * (T - 1);
   std::vector<double> env(full, 0.0);

@@ -11,31 +11,11 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include "../fft_args.h"
 #include "fft_driver.h"
 
 namespace complexext {
 namespace gpu {
-
-inline std::vector<int64_t> check_dims(const char* name, const at::Tensor& x,
-                                       at::IntArrayRef dim) {
-  TORCH_CHECK(!dim.empty(), name, ": dim must not be empty");
-  std::vector<int64_t> out;
-  for (int64_t d : dim) {
-    TORCH_CHECK(d >= -x.dim() && d < x.dim(), name, ": dim ", d, " out of range for a ", x.dim(),
-                "-d tensor");
-    d = d < 0 ? d + x.dim() : d;
-    for (int64_t e : out) TORCH_CHECK(e != d, name, ": dim ", d, " repeated");
-    TORCH_CHECK(x.size(d) >= 1, name, ": signal size along dim ", d, " must be >= 1");
-    out.push_back(d);
-  }
-  return out;
-}
-
-inline double scale_of(const char* name, int64_t normalization, double n) {
-  TORCH_CHECK(normalization >= 0 && normalization <= 2, name,
-              ": normalization must be 0, 1 or 2, got ", normalization);
-  return normalization == 0 ? 1.0 : normalization == 1 ? 1.0 / std::sqrt(n) : 1.0 / n;
-}
 
 // c2c along dims (in order) of buf in place, the last of them into out.
 template <class S, class E>
@@ -51,11 +31,9 @@ void c2c_rest(E& ex, const at::Tensor& buf, const at::Tensor& out,
 template <class S, class E>
 at::Tensor fft_c2c(E& ex, const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    bool forward) {
-  TORCH_CHECK(self.is_complex(), "fft_c2c: expected a complex tensor, got ", self.scalar_type());
-  auto dims = check_dims("fft_c2c", self, dim);
-  double N = 1;
-  for (int64_t d : dims) N *= (double)self.size(d);
-  const double scale = scale_of("fft_c2c", normalization, N);
+  FftArgs a = check_c2c(self, dim, normalization);
+  auto& dims = a.dims;
+  const double scale = a.scale;
   at::Tensor out = at::empty(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   const int64_t d0 = dims.back();
@@ -75,16 +53,12 @@ at::Tensor fft_c2c(E& ex, const at::Tensor& self, at::IntArrayRef dim, int64_t n
 template <class S, class E>
 at::Tensor fft_r2c(E& ex, const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    bool onesided) {
-  const auto t = self.scalar_type();
-  TORCH_CHECK(t == at::kHalf || t == at::kFloat || t == at::kDouble,
-              "fft_r2c: expected a float16, float32 or float64 tensor, got ", t);
-  auto dims = check_dims("fft_r2c", self, dim);
-  double N = 1;
-  for (int64_t d : dims) N *= (double)self.size(d);
-  const double scale = scale_of("fft_r2c", normalization, N);
+  FftArgs a = check_r2c(self, dim, normalization, onesided);
+  auto& dims = a.dims;
+  const auto& shape = a.shape;
+  const double scale = a.scale;
   const int64_t d0 = dims.back(), n = self.size(d0);
-  auto shape = self.sizes().vec();
-  shape[d0] = onesided ? n / 2 + 1 : n;
+  const auto t = self.scalar_type();
   const auto ctype = c10::toComplexType(t);
   at::Tensor out = at::empty(shape, self.options().dtype(ctype));
   if (out.numel() == 0) return out;
@@ -109,18 +83,11 @@ at::Tensor fft_r2c(E& ex, const at::Tensor& self, at::IntArrayRef dim, int64_t n
 template <class S, class E>
 at::Tensor fft_c2r(E& ex, const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    int64_t last_dim_size) {
-  TORCH_CHECK(self.is_complex(), "fft_c2r: expected a complex tensor, got ", self.scalar_type());
-  TORCH_CHECK(last_dim_size >= 1, "fft_c2r: last_dim_size must be >= 1, got ", last_dim_size);
-  auto dims = check_dims("fft_c2r", self, dim);
+  FftArgs a = check_c2r(self, dim, normalization, last_dim_size);
+  const auto& dims = a.dims;
+  const auto& shape = a.shape;
+  const double scale = a.scale;
   const int64_t d0 = dims.back();
-  TORCH_CHECK(self.size(d0) >= last_dim_size / 2 + 1, "fft_c2r: expected at least ",
-              last_dim_size / 2 + 1, " elements along dim ", d0, " for last_dim_size ",
-              last_dim_size, ", got ", self.size(d0));
-  double N = (double)last_dim_size;
-  for (size_t i = 0; i + 1 < dims.size(); ++i) N *= (double)self.size(dims[i]);
-  const double scale = scale_of("fft_c2r", normalization, N);
-  auto shape = self.sizes().vec();
-  shape[d0] = last_dim_size;
   at::Tensor out = at::empty(shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
   if (out.numel() == 0) return out;
   at::Tensor src = self;
