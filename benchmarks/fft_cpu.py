@@ -48,7 +48,8 @@ import scipy.fft  # noqa: E402
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import interleaved_times, keep_freed_memory, random_chalf, upcast_fft  # noqa: E402
+from complexext._bench import (interleaved_times, keep_freed_memory, memory_mode,  # noqa: E402
+                               random_chalf, upcast_fft)
 
 SIZES = (256, 400, 512, 1000, 1024, 4096, 4099, 65536)
 MiB = 1 << 20
@@ -123,9 +124,7 @@ def main():
           f"torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
           f"{a.threads} threads; median of {reps} calls; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
-    print("memory: " + ("glibc keeps freed memory (--keep-memory): no peer faults in fresh pages"
-                        if kept else "the default allocator: a peer's output may fault in fresh "
-                        "pages, depending on what ran before (--keep-memory: none does)"))
+    print(memory_mode(kept))
     print(f"{'n':>6} {'rows':>6} | {'cx c32':>8} {'torch c64':>9} {'upcast':>8} {'scipy c64':>9}"
           f" | {'speed-up of cx c32 over':^28} | {'diff':>7}")
     print(f"{'':>6} {'':>6} | {'ms':>8} {'ms':>9} {'ms':>8} {'ms':>9}"

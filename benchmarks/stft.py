@@ -53,7 +53,7 @@ warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import interleaved_times, keep_freed_memory  # noqa: E402
+from complexext._bench import interleaved_times, keep_freed_memory, memory_mode  # noqa: E402
 
 SETTINGS = ((512, 128), (400, 160))
 BATCH, SAMPLES = 8, 64000
@@ -204,9 +204,7 @@ def main():
           f"centred; torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
           f"{a.threads} threads; median of {reps} calls; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
-    print("memory: " + ("glibc keeps freed memory (--keep-memory): no peer faults in fresh pages"
-                        if kept else "the default allocator: a peer's output may fault in fresh "
-                        "pages, depending on what ran before (--keep-memory: none does)"))
+    print(memory_mode(kept))
     fast = speed_table(a.threads, reps, a.cpu_time)
     print("complex32 stft at least 2x faster than torch.stft float32 at both settings: "
           + ("yes" if fast else "NO"))

@@ -37,6 +37,13 @@ def keep_freed_memory():
     return bool(mallopt(M_MMAP_THRESHOLD, 1 << 30)) and bool(mallopt(M_TRIM_THRESHOLD, (1 << 31) - 1))
 
 
+def memory_mode(kept):
+    """The benchmarks' header line on how memory was allocated."""
+    return "memory: " + ("glibc keeps freed memory (--keep-memory): no peer faults in fresh pages"
+                         if kept else "the default allocator: a peer's output may fault in fresh "
+                         "pages, depending on what ran before (--keep-memory: none does)")
+
+
 def interleaved_times(fns, reps=7, warmup=2, clock=time.perf_counter):
     """Median time in seconds of each callable in the dict fns, timed in
     turns (one call of each per round) so that a change in machine load
