@@ -44,7 +44,7 @@ import scipy.fft  # noqa: E402
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext import _report  # noqa: E402
+from complexext import _bench, _report  # noqa: E402
 from complexext._bench import interleaved_times, random_chalf  # noqa: E402
 from complexext._selfcheck import _input, floor_of, rel_rms, to_numpy64  # noqa: E402
 
@@ -189,6 +189,8 @@ def parse(argv, prog=None):
                    help="folder for performance.md and img/ (default: docs/ of the checkout)")
     p.add_argument("--threads", type=int, default=torch.get_num_threads(),
                    help="torch threads and scipy workers (default: torch's)")
+    p.add_argument("--keep-memory", action="store_true",
+                   help="glibc keeps freed memory: no peer's output faults in fresh pages")
     a = p.parse_args(argv)
     if a.threads < 1:
         p.error(f"--threads must be at least 1, got {a.threads}")
@@ -202,13 +204,15 @@ def parse(argv, prog=None):
 def main(argv=None, prog=None):
     a = parse(sys.argv[1:] if argv is None else argv, prog)
     torch.set_num_threads(a.threads)
+    kept = a.keep_memory and _bench.keep_freed_memory()
     profile = "quick" if a.quick else "full"
     prof = PROFILES[profile]
     results = {"profile": profile, "threads": a.threads, "elements": prof["elements"],
                "reps": prof["reps"], "stft_reps": prof["stft_reps"],
                "conv_reps": prof["conv_reps"], "conv_batch": prof["conv_batch"],
                "machine": dict(_report.machine_info(a.threads), fp16=_fp16_hardware()),
-               "fft": [], "accuracy": [], "stft": [], "conv": [], "gpu": None}
+               "fft": [], "accuracy": [], "stft": [], "conv": [], "gpu": None,
+               "memory": _bench.memory_mode(kept)}
     start = time.perf_counter()
     steps = tasks(prof, a.threads, a.quick)
     for i, (label, fn) in enumerate(steps, 1):

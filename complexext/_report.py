@@ -122,7 +122,8 @@ def _header(r):
         f"- load average (1, 5, 15 min) at the start: {load}; 1 min at the end: "
         f"{r['load_end'][0]:.2f}, on {m['cpus']} CPUs",
         f"- repeats: median of {r['reps']} calls (FFT), {r['stft_reps']} (STFT), "
-        f"{r['conv_reps']} (convolution)", ""]
+        f"{r['conv_reps']} (convolution)",
+        f"- {r.get('memory', 'memory: the default allocator')}", ""]
 
 
 def _fft(r, plots):
