@@ -23,6 +23,9 @@ template <> struct lanes_of<float> { typedef vf V; enum { W = CX_VEC_BYTES / 4 }
 template <> struct lanes_of<double> { typedef vd V; enum { W = CX_VEC_BYTES / 8 }; };
 static_assert(lanes_of<float>::W <= 16, "four-step lane twiddle tables hold 16 lanes");
 
+template <bool C, class A, class B> struct conditional_int { typedef A type; };
+template <class A, class B> struct conditional_int<false, A, B> { typedef B type; };
+
 // One lane, for rows staged one at a time (a one-element GCC vector has the
 // layout of its scalar).
 template <class S> struct one_lane {
@@ -121,6 +124,156 @@ static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
   cx<V>* o = stockham<V, S>(p->inner, r, r == a ? b : a);
   for (cx_i64 k = 0; k < n; ++k) o[k] = cx_mul(cx_conj(o[k]), p->chirp[k]);
   return o;
+}
+
+// ---- runs of reals in memory <-> the compute type --------------------------
+template <class S> static inline void put_reals(const S* a, S* y, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
+}
+static inline void put_reals(const double* a, float* y, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) y[u] = (float)a[u];
+}
+static inline void put_reals(const float* a, double* y, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
+}
+template <class S> static inline void put_reals(const S* a, cx_half_t* y, cx_i64 n) {
+  cx_i64 u = 0;
+#if defined(CX_F16C)
+  if (sizeof(S) == 4)
+    for (; u + 8 <= n; u += 8)
+      _mm_storeu_si128((__m128i*)(y + u),
+                       _mm256_cvtps_ph(_mm256_loadu_ps((const float*)a + u),
+                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  for (; u < n; ++u) st<S>(y + u, a[u]);
+}
+
+template <class S> static inline void get_reals(const S* x, S* a, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) a[u] = x[u];
+}
+static inline void get_reals(const float* x, double* a, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) a[u] = x[u];
+}
+static inline void get_reals(const double* x, float* a, cx_i64 n) {
+  for (cx_i64 u = 0; u < n; ++u) a[u] = (float)x[u];
+}
+template <class S> static inline void get_reals(const cx_half_t* x, S* a, cx_i64 n) {
+  cx_i64 u = 0;
+#if defined(CX_F16C)
+  if (sizeof(S) == 4)
+    for (; u + 8 <= n; u += 8)
+      _mm256_storeu_ps((float*)a + u, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(x + u))));
+#endif
+  for (; u < n; ++u) a[u] = ld<S>(x + u);
+}
+
+// The post-process of an even real transform for one staged row whose bins
+// are adjacent in memory (the rows too long for lane buffers, staged one at
+// a time): X[k] = half*((x + y) - i*w^k*(x - y)), x = Z[k], y = conj Z[h-k],
+// for k in [k0, k1) with 1 <= k0, k1 <= h, W bins at a time in vectors
+// (as scalars this post-process took longer than the transform itself).
+template <class S, class To>
+static void r2c_post_row(const cx<S>* Z, const cx<S>* w, cx_i64 h, cx_i64 k0, cx_i64 k1, S half,
+                         To* out) {
+  typedef typename lanes_of<S>::V V;
+  enum { W = lanes_of<S>::W };
+  typedef int IS __attribute__((mode(SI)));
+  typedef long long IL;
+  typedef typename conditional_int<sizeof(S) == 4, IS, IL>::type I;
+  typedef I M __attribute__((vector_size(sizeof(V))));
+  M even, odd, reven, rodd, mlo, mhi;
+  for (int l = 0; l < W; ++l) {
+    even[l] = 2 * l;
+    odd[l] = 2 * l + 1;
+    reven[l] = 2 * (W - 1 - l);
+    rodd[l] = 2 * (W - 1 - l) + 1;
+    mlo[l] = (l % 2 ? W : 0) + l / 2;
+    mhi[l] = (l % 2 ? W : 0) + W / 2 + l / 2;
+  }
+  alignas(64) S buf[2 * W];
+  const S* z = (const S*)Z;
+  const S* ws = (const S*)w;
+  cx_i64 k = k0;
+  for (; k + W <= k1; k += W) {
+    V a, b;
+    __builtin_memcpy(&a, z + 2 * k, sizeof(V));
+    __builtin_memcpy(&b, z + 2 * k + W, sizeof(V));
+    const V xr = __builtin_shuffle(a, b, even), xi = __builtin_shuffle(a, b, odd);
+    const cx_i64 p = h - k - (W - 1);  // Z[p .. p+W) holds the partners, reversed
+    __builtin_memcpy(&a, z + 2 * p, sizeof(V));
+    __builtin_memcpy(&b, z + 2 * p + W, sizeof(V));
+    const V yr = __builtin_shuffle(a, b, reven), yi = -__builtin_shuffle(a, b, rodd);
+    __builtin_memcpy(&a, ws + 2 * k, sizeof(V));
+    __builtin_memcpy(&b, ws + 2 * k + W, sizeof(V));
+    const V wr = __builtin_shuffle(a, b, even), wi = __builtin_shuffle(a, b, odd);
+    const V ar = xr + yr, ai = xi + yi, dr = xr - yr, di = xi - yi;
+    const V br = dr * wr - di * wi, bi = dr * wi + di * wr;
+    const V Xr = (ar + bi) * half, Xi = (ai - br) * half;  // half * (A - iB)
+    const V lo = __builtin_shuffle(Xr, Xi, mlo), hi = __builtin_shuffle(Xr, Xi, mhi);
+    __builtin_memcpy(buf, &lo, sizeof(V));
+    __builtin_memcpy(buf + W, &hi, sizeof(V));
+    put_reals(buf, out + 2 * k, 2 * W);
+  }
+  for (; k < k1; ++k) {
+    const cx<S> x = Z[k], y = cx_conj(Z[h - k]);
+    const cx<S> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[k])), half);
+    buf[0] = X.re;
+    buf[1] = X.im;
+    put_reals(buf, out + 2 * k, 2);
+  }
+}
+
+// The fold of an even inverse real transform for one staged row whose bins
+// are adjacent in memory: a[k] = conj((x + y) + i*conj(w^k)*(x - y)),
+// x = X[k], y = conj X[h-k], for k in [k0, k1), 1 <= k0, k1 <= h, W at a time.
+template <class S, class Ti>
+static void c2r_pre_row(const Ti* X, const cx<S>* w, cx_i64 h, cx_i64 k0, cx_i64 k1, cx<S>* a) {
+  typedef typename lanes_of<S>::V V;
+  enum { W = lanes_of<S>::W };
+  typedef int IS __attribute__((mode(SI)));
+  typedef long long IL;
+  typedef typename conditional_int<sizeof(S) == 4, IS, IL>::type I;
+  typedef I M __attribute__((vector_size(sizeof(V))));
+  M even, odd, reven, rodd, mlo, mhi;
+  for (int l = 0; l < W; ++l) {
+    even[l] = 2 * l;
+    odd[l] = 2 * l + 1;
+    reven[l] = 2 * (W - 1 - l);
+    rodd[l] = 2 * (W - 1 - l) + 1;
+    mlo[l] = (l % 2 ? W : 0) + l / 2;
+    mhi[l] = (l % 2 ? W : 0) + W / 2 + l / 2;
+  }
+  alignas(64) S bx[2 * W], by[2 * W];
+  const S* ws = (const S*)w;
+  S* as = (S*)a;
+  cx_i64 k = k0;
+  for (; k + W <= k1; k += W) {
+    get_reals(X + 2 * k, bx, 2 * W);
+    get_reals(X + 2 * (h - k - (W - 1)), by, 2 * W);  // the partners, reversed
+    V p, q;
+    __builtin_memcpy(&p, bx, sizeof(V));
+    __builtin_memcpy(&q, bx + W, sizeof(V));
+    const V xr = __builtin_shuffle(p, q, even), xi = __builtin_shuffle(p, q, odd);
+    __builtin_memcpy(&p, by, sizeof(V));
+    __builtin_memcpy(&q, by + W, sizeof(V));
+    const V yr = __builtin_shuffle(p, q, reven), yi = -__builtin_shuffle(p, q, rodd);
+    __builtin_memcpy(&p, ws + 2 * k, sizeof(V));
+    __builtin_memcpy(&q, ws + 2 * k + W, sizeof(V));
+    const V wr = __builtin_shuffle(p, q, even), wi = __builtin_shuffle(p, q, odd);
+    const V sr = xr + yr, si = xi + yi, dr = xr - yr, di = xi - yi;
+    const V er = dr * wr + di * wi, ei = di * wr - dr * wi;  // d * conj(w)
+    const V zr = sr - ei, zi = -(si + er);                    // conj(s + i*e)
+    const V lo = __builtin_shuffle(zr, zi, mlo), hi = __builtin_shuffle(zr, zi, mhi);
+    __builtin_memcpy(as + 2 * k, &lo, sizeof(V));
+    __builtin_memcpy(as + 2 * k + W, &hi, sizeof(V));
+  }
+  for (; k < k1; ++k) {
+    S b[4];
+    get_reals(X + 2 * k, b, 2);
+    get_reals(X + 2 * (h - k), b + 2, 2);
+    const cx<S> x = cx_make<S>(b[0], b[1]), y = cx_make<S>(b[2], -b[3]);
+    a[k] = cx_conj((x + y) + cx_mul_i(cx_mul_conj(x - y, w[k])));
+  }
 }
 
 // ---- one group of W rows ---------------------------------------------------
@@ -239,6 +392,12 @@ struct group {
         a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
         if (wi) a[k] = cx_scale(a[k], wi[k]);
       }
+    } else if (J->kind == CX_R2C && n % 2 == 0 && in_stride == 1 && W == 1) {
+      // one staged row: its reals converted as a run
+      get_reals(in + ioff[0], (S*)a, n);
+      if (wi)
+        for (cx_i64 k = 0; k < h; ++k)
+          a[k] = cx_make<V>(a[k].re * wi[2 * k], a[k].im * wi[2 * k + 1]);
     } else if (J->kind == CX_R2C && n % 2 == 0 && in_stride == 1) {
       // pairs of adjacent reals, in runs of 16 per row
       for (cx_i64 k = 0; k < h; k += 16) {
@@ -261,7 +420,9 @@ struct group {
       // and take its inverse DFT by conjugation. The imaginary parts of
       // X[0] and X[h] do not exist in a real signal's spectrum: dropped.
       const cx<S>* w = (const cx<S>*)J->rtw;
-      for (cx_i64 k = 0; k < h; ++k) {
+      // one staged row with adjacent bins: k >= 1 in vectors (c2r_pre_row)
+      const cx_i64 kv = W == 1 && in_stride == 1 ? h : 1;
+      for (cx_i64 k = 0; k < h; k = k == 0 ? kv : k + 1) {
         cx<V> x = load_c(k), y = cx_conj(load_c(h - k));
         if (k == 0) {
           x.im = zero;
@@ -270,6 +431,7 @@ struct group {
         cx<V> z = (x + y) + cx_mul_i(cx_mul_conj(x - y, w[k]));
         a[k] = cx_conj(z);
       }
+      if (kv != 1) c2r_pre_row<S, Ti>(in + ioff[0], w, h, 1, h, (cx<S>*)a);
     } else {
       // c2r, odd n: the full Hermitian spectrum, conjugated.
       a[0] = cx_make<V>(load_c(0).re, zero);
@@ -316,6 +478,20 @@ struct group {
       const S half = (S)0.5 * sc;
       const cx_i64 top = J->out_len < h + 1 ? J->out_len : h + 1, os = 2 * out_stride;
       const bool full = J->out_len == n;
+      if (out_stride == 1 && W == 1 && !full) {
+        // one staged row: the bins in vectors (r2c_post_row); k = 0 and
+        // k = h, which take Z[0] twice, here
+        To* o = out + ooff[0];
+        for (cx_i64 k = 0; k <= h; k += h) {
+          if (k >= top) break;
+          const cx<V> x = r[k == h ? 0 : k], y = cx_conj(r[k == 0 ? 0 : h - k]);
+          const cx<V> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[k])), half);
+          st<S>(o + 2 * k, X.re[0]);
+          st<S>(o + 2 * k + 1, X.im[0]);
+        }
+        r2c_post_row<S, To>((const cx<S>*)r, w, h, 1, top < h ? top : h, half, o);
+        return;
+      }
       if (out_stride == 1) {
         // the bins of a row adjacent: in order, through runs of 16
         run_writer o(this, 1);
@@ -346,6 +522,18 @@ struct group {
     } else if (J->kind == CX_R2C) {
       run_writer w(this, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) w.put(cx_scale(r[k], sc));
+    } else if (n % 2 == 0 && W == 1 && out_stride == 1 && !wo) {
+      // one staged row: conjugated and scaled a run at a time
+      To* o = out + ooff[0];
+      alignas(64) S buf[256];
+      for (cx_i64 k = 0; k < h; k += 128) {
+        const cx_i64 c = h - k < 128 ? h - k : 128;
+        for (cx_i64 j = 0; j < c; ++j) {
+          buf[2 * j] = r[k + j].re[0] * sc;
+          buf[2 * j + 1] = -r[k + j].im[0] * sc;
+        }
+        put_reals(buf, o + 2 * k, 2 * c);
+      }
     } else if (n % 2 == 0) {
       run_writer w(this, 1);
       for (cx_i64 k = 0; k < h; ++k) {
@@ -400,27 +588,6 @@ static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch)
 // ~3x longer than the whole transform for 512/128). Each sample still adds
 // its frames in ascending t from 0, then is divided by its envelope, so the
 // result is that of the per-sample loop, bit for bit.
-template <class S> static inline void put_reals(const S* a, S* y, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
-}
-static inline void put_reals(const double* a, float* y, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) y[u] = (float)a[u];
-}
-static inline void put_reals(const float* a, double* y, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
-}
-template <class S> static inline void put_reals(const S* a, cx_half_t* y, cx_i64 n) {
-  cx_i64 u = 0;
-#if defined(CX_F16C)
-  if (sizeof(S) == 4)
-    for (; u + 8 <= n; u += 8)
-      _mm_storeu_si128((__m128i*)(y + u),
-                       _mm256_cvtps_ph(_mm256_loadu_ps((const float*)a + u),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#endif
-  for (; u < n; ++u) st<S>(y + u, a[u]);
-}
-
 template <class S, class O>
 static void ola_typed(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, S* __restrict acc) {
   const S* frames = (const S*)J->frames;
