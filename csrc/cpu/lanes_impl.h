@@ -372,6 +372,16 @@ struct group {
       // elements): fetch a few elements ahead for the first and last lane,
       // which covers every lane when they are adjacent.
       const bool far = in_stride * 2 * (cx_i64)sizeof(Ti) >= 256;
+      if (in_stride == 1 && W == 1) {
+        // one staged row: converted as a run of reals
+        get_reals(in + ioff[0], (S*)a, 2 * n);
+        if (J->conj_in || wi)
+          for (cx_i64 k = 0; k < n; ++k) {
+            if (J->conj_in) a[k] = cx_conj(a[k]);
+            if (wi) a[k] = cx_scale(a[k], wi[k]);
+          }
+        return;
+      }
       if (in_stride == 1) {
         // adjacent pairs: runs of 16 per row
         for (cx_i64 k = 0; k < n; k += 16) {
@@ -453,6 +463,21 @@ struct group {
       const S* lre = (const S*)J->row_tw_re;
       const S* lim = (const S*)J->row_tw_im;
       const cx_i64 N = J->row_tw_n, step = rt ? row0 % N : 0;
+      if (W == 1 && out_stride == 1 && !rt && !wo) {
+        // one staged row: scaled (and conjugated) a run at a time
+        To* o = out + ooff[0];
+        const S si = J->conj_out ? -sc : sc;
+        alignas(64) S buf[256];
+        for (cx_i64 k = 0; k < J->out_len; k += 128) {
+          const cx_i64 c = J->out_len - k < 128 ? J->out_len - k : 128;
+          for (cx_i64 j = 0; j < c; ++j) {
+            buf[2 * j] = r[k + j].re[0] * sc;
+            buf[2 * j + 1] = r[k + j].im[0] * si;
+          }
+          put_reals(buf, o + 2 * k, 2 * c);
+        }
+        return;
+      }
       cx_i64 idx = 0;
       run_writer w(this, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
