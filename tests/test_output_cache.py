@@ -144,3 +144,36 @@ def test_threads_share_it_safely():
     with cf_threads.ThreadPoolExecutor(6) as ex:
         assert all(f.result(timeout=300) for f in [ex.submit(work, i) for i in range(6)])
     assert output_cache.size <= output_cache.max_size
+
+
+def _child_fft(q):
+    torch.set_num_threads(1)  # the test is of the cache's lock, not OpenMP after fork
+    x = big(seed=5)
+    y = cf.fft(x)
+    del y
+    y = cf.fft(x)  # through the cache inherited from the parent
+    q.put(bool(torch.allclose(y, torch.fft.fft(x), rtol=1e-5, atol=1e-4)))
+
+
+def test_fork_while_another_thread_holds_the_lock():
+    # A fork while another thread holds the cache's lock (here for 1.5 s, by
+    # a test-only op) must give a child whose cache works: the lock is taken
+    # around fork, so fork waits for it instead of copying it locked.
+    import multiprocessing as mp
+    import threading
+    import time
+    t = threading.Thread(target=torch.ops.complexext._output_cache_hold_lock, args=(1500,))
+    t.start()
+    try:
+        time.sleep(0.3)
+        ctx = mp.get_context("fork")
+        q = ctx.Queue()
+        p = ctx.Process(target=_child_fft, args=(q,))
+        p.start()
+        p.join(timeout=60)
+        if p.exitcode is None:
+            p.kill()
+        assert p.exitcode == 0, "child hung on the cache's lock or failed"
+        assert q.get(timeout=10)
+    finally:
+        t.join(timeout=60)

@@ -64,5 +64,6 @@ int64_t output_cache_size();
 int64_t output_cache_max_size();
 void output_cache_set_max_size(int64_t n);
 void output_cache_clear();
+void output_cache_hold_lock(int64_t ms);  // tests: the cache's lock held for ms
 
 }  // namespace complexext

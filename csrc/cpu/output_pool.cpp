@@ -19,14 +19,17 @@
 #include <c10/core/Allocator.h>
 #include <c10/util/Exception.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "axis.h"
 
 #if defined(__linux__) || defined(__APPLE__)
+#include <pthread.h>
 #include <sys/mman.h>
 #define CX_POOL_MMAP 1
 #endif
@@ -78,6 +81,12 @@ class OutputPool final : public c10::Allocator {
       trim(drop);
     }
     unmap(drop);
+  }
+  // Tests only: holds the lock for ms milliseconds (a fork in that time
+  // must still give a child whose cache works).
+  void hold_lock(int64_t ms) {
+    std::lock_guard<std::mutex> g(mu_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   }
   void clear() {
     std::vector<Block> drop;
@@ -159,7 +168,15 @@ class OutputPool final : public c10::Allocator {
  public:
   static OutputPool& pool() {
     // never destroyed: tensors freed at interpreter exit still find it
-    static OutputPool* p = new OutputPool();
+    static OutputPool* p = [] {
+      OutputPool* q = new OutputPool();
+      // A fork while another thread holds the lock (a DataLoader worker
+      // forked while a Python thread frees an output) would leave the
+      // child's copy locked forever: the lock is taken around fork.
+      pthread_atfork([] { pool().mu_.lock(); }, [] { pool().mu_.unlock(); },
+                     [] { pool().mu_.unlock(); });
+      return q;
+    }();
     return *p;
   }
 
@@ -209,6 +226,14 @@ void output_cache_set_max_size(int64_t n) {
   TORCH_CHECK(n >= 0, "complexext.backends.output_cache.max_size must be >= 0, got ", n);
 #if CX_POOL_MMAP
   OutputPool::pool().set_max_bytes(n);
+#endif
+}
+
+void output_cache_hold_lock(int64_t ms) {
+#if CX_POOL_MMAP
+  OutputPool::pool().hold_lock(ms);
+#else
+  (void)ms;
 #endif
 }
 
