@@ -72,8 +72,10 @@ TORCH_LIBRARY(complexext, m) {
   m.def("output_cache_max_size() -> int", &output_cache_max_size);
   m.def("output_cache_set_max_size(int n) -> ()", &output_cache_set_max_size);
   m.def("output_cache_clear() -> ()", &output_cache_clear);
-  // Tests only: holds the output cache's lock for ms milliseconds.
+  // Tests only: hold the output cache's or the plan cache's lock for ms
+  // milliseconds.
   m.def("_output_cache_hold_lock(int ms) -> ()", &output_cache_hold_lock);
+  m.def("_plan_cache_hold_lock(int ms) -> ()", &plan_cache_hold_lock);
   m.def("built_with() -> str", &built_with);
   m.def("cpu_isa() -> str", []() { return std::string(isa().name); });
 }

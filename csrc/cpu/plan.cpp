@@ -2,10 +2,15 @@
 
 #include <c10/util/Exception.h>
 
+#include <chrono>
 #include <cmath>
 #include <list>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 
 #include "../core/cx_factor.h"
 #include "../host_root.h"
@@ -208,7 +213,16 @@ struct Cache {
 };
 
 Cache& cache() {
-  static Cache* c = new Cache();  // never destroyed: safe at exit
+  static Cache* c = [] {
+    Cache* k = new Cache();  // never destroyed: safe at exit
+#if defined(__unix__) || defined(__APPLE__)
+    // The lock is taken around fork, so that a child forked while another
+    // thread holds it (a DataLoader worker) does not hang on its first FFT.
+    pthread_atfork([] { cache().mu.lock(); }, [] { cache().mu.unlock(); },
+                   [] { cache().mu.unlock(); });
+#endif
+    return k;
+  }();
   return *c;
 }
 
@@ -257,6 +271,11 @@ void plan_cache_set_max_size(int64_t n) {
   cache().max_size = n;
   cache().trim();
 }
+void plan_cache_hold_lock(int64_t ms) {
+  std::lock_guard<std::mutex> g(cache().mu);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 void plan_cache_clear() {
   std::lock_guard<std::mutex> g(cache().mu);
   cache().lru.clear();

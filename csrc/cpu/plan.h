@@ -52,6 +52,7 @@ int64_t plan_cache_size();
 int64_t plan_cache_max_size();
 void plan_cache_set_max_size(int64_t n);
 void plan_cache_clear();
+void plan_cache_hold_lock(int64_t ms);  // tests: the cache's lock held for ms
 
 // One row of a c2c transform where it lies: the four-step plan reads and
 // writes it directly. conj gives the inverse transform.
