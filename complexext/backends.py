@@ -16,6 +16,13 @@ from ._load import ops
 __all__ = ["plan_cache", "output_cache"]
 
 
+def _bound(name, value):
+    """value, checked as a cache bound: an int >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    return value
+
+
 class PlanCache:
     """The FFT plan cache: ``size`` (read-only), ``max_size``, ``clear()``."""
 
@@ -31,9 +38,7 @@ class PlanCache:
 
     @max_size.setter
     def max_size(self, value):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"plan_cache.max_size must be an int >= 0, got {value!r}")
-        ops.plan_cache_set_max_size(value)
+        ops.plan_cache_set_max_size(_bound("plan_cache.max_size", value))
 
     def clear(self):
         """Drops every cached plan."""
@@ -63,9 +68,7 @@ class OutputCache:
 
     @max_size.setter
     def max_size(self, value):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"output_cache.max_size must be an int >= 0, got {value!r}")
-        ops.output_cache_set_max_size(value)
+        ops.output_cache_set_max_size(_bound("output_cache.max_size", value))
 
     def clear(self):
         """Gives every held block back to the operating system."""

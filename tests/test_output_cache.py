@@ -11,6 +11,7 @@ import torch
 import complexext
 import complexext.fft as cf
 from complexext.backends import output_cache
+from _fork import child_survives_held_lock
 
 MiB = 1 << 20
 
@@ -149,7 +150,6 @@ def test_threads_share_it_safely():
 
 
 def _child_fft(q):
-    torch.set_num_threads(1)  # the test is of the cache's lock, not OpenMP after fork
     x = big(seed=5)
     y = cf.fft(x)
     del y
@@ -161,21 +161,4 @@ def test_fork_while_another_thread_holds_the_lock():
     # A fork while another thread holds the cache's lock (here for 1.5 s, by
     # a test-only op) must give a child whose cache works: the lock is taken
     # around fork, so fork waits for it instead of copying it locked.
-    import multiprocessing as mp
-    import threading
-    import time
-    t = threading.Thread(target=torch.ops.complexext._output_cache_hold_lock, args=(1500,))
-    t.start()
-    try:
-        time.sleep(0.3)
-        ctx = mp.get_context("fork")
-        q = ctx.Queue()
-        p = ctx.Process(target=_child_fft, args=(q,))
-        p.start()
-        p.join(timeout=60)
-        if p.exitcode is None:
-            p.kill()
-        assert p.exitcode == 0, "child hung on the cache's lock or failed"
-        assert q.get(timeout=10)
-    finally:
-        t.join(timeout=60)
+    assert child_survives_held_lock(torch.ops.complexext._output_cache_hold_lock, _child_fft)

@@ -99,6 +99,30 @@ struct avx512_index {
   __mmask16 low() const { return (__mmask16)((1u << split) - 1); }
 };
 
+// The rows of a group as both AVX-512 sinks below store to them: from p
+// (lane 0's row) the lanes in m0, from p + hi the lanes in m1 (split); fast
+// unless a gather or scatter is needed; ahead where the next group's rows
+// follow these (contig), so that its stores can be fetched ahead.
+template <class T>
+struct avx512_sink_rows {
+  T* p;
+  cx_i64 hi;
+  unsigned m0, m1;
+  const cx_i64* off;
+  const avx512_index* ix;
+  int nl, fast, ahead;
+  avx512_sink_rows(T* p_, const cx_i64* off_, const avx512_index& ix_, int nl_)
+      : p(p_ + off_[0]), hi(0), m0((1u << nl_) - 1), m1(0), off(off_), ix(&ix_), nl(nl_),
+        fast(ix_.ok && (ix_.contig || ix_.split)), ahead(ix_.ok && ix_.contig) {
+    if (fast && !ix_.contig) {
+      const unsigned m = m0;
+      m0 = m & ix_.low();
+      m1 = m & ~(unsigned)ix_.low();
+      hi = off_[ix_.split] - 2 * ix_.split - off_[0];
+    }
+  }
+};
+
 // In place: r[i] lane j becomes r[j] lane i (a 16 x 16 transpose of 32-bit
 // elements: 32-bit, 64-bit, then two 128-bit interleaves; 64 shuffles, no
 // memory round trip).
@@ -189,30 +213,13 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
   }
   // See the generic sink. Adjacent rows (contig) and two runs of adjacent
   // rows (split) are both one or two masked stores of the packed vector.
-  struct sink {
-    cx_half_t* p;
-    cx_i64 hi;          // split: second run's base, relative to p
-    __mmask16 m0, m1;
-    const cx_i64* off;
-    const index* ix;
-    int nl, fast, ahead;
-    sink(cx_half_t* p_, const cx_i64* off_, const index& ix_, int nl_)
-        : p(p_ + off_[0]), hi(0), off(off_), ix(&ix_), nl(nl_), fast(ix_.ok && (ix_.contig || ix_.split)),
-          ahead(ix_.ok && ix_.contig) {
-      const __mmask16 m = (__mmask16)((1u << nl) - 1);
-      m0 = m;
-      m1 = 0;
-      if (fast && !ix_.contig) {
-        m0 = m & ix_.low();
-        m1 = m & (__mmask16)~ix_.low();
-        hi = off_[ix_.split] - 2 * ix_.split - off_[0];
-      }
-    }
+  struct sink : avx512_sink_rows<cx_half_t> {
+    using avx512_sink_rows<cx_half_t>::avx512_sink_rows;
     CX_LANE_INLINE void put(cx_i64 s, cx<V> z) const {
       if (!fast) return store(p - off[0] + s, off, *ix, nl, z);
       const __m512i v = pack(z);
-      _mm512_mask_storeu_epi32(p + s, m0, v);
-      if (m1) _mm512_mask_storeu_epi32(p + hi + s, m1, v);
+      _mm512_mask_storeu_epi32(p + s, (__mmask16)m0, v);
+      if (m1) _mm512_mask_storeu_epi32(p + hi + s, (__mmask16)m1, v);
     }
     CX_LANE_INLINE void put_ahead(cx_i64 s, cx<V> z) const {
       put(s, z);
@@ -300,6 +307,13 @@ struct pair_io<float, float, lanes_of<float> > {
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     return cx_make<V>((V)_mm512_permutex2var_ps(lo, even, hi), (V)_mm512_permutex2var_ps(lo, odd, hi));
   }
+  // z as its (re, im) pairs: lanes 0-7 in lo, 8-15 in hi, a pair per double.
+  CX_LANE_INLINE static void interleave(cx<V> z, __m512d& lo, __m512d& hi) {
+    const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    lo = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, a, (__m512)z.im));
+    hi = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, b, (__m512)z.im));
+  }
   CX_LANE_INLINE static void store(float* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
     if (!ix.ok) {
       for (int l = 0; l < nl; ++l) {
@@ -308,10 +322,8 @@ struct pair_io<float, float, lanes_of<float> > {
       }
       return;
     }
-    const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    __m512d lo = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, a, (__m512)z.im));
-    __m512d hi = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, b, (__m512)z.im));
+    __m512d lo, hi;
+    interleave(z, lo, hi);
     const unsigned m = (1u << nl) - 1;
     float* base = p + off[0];
     if (ix.contig) {
@@ -324,31 +336,12 @@ struct pair_io<float, float, lanes_of<float> > {
   }
   // See the generic sink: adjacent rows (contig) and two runs of adjacent
   // rows (split) as masked stores of the interleaved pairs.
-  struct sink {
-    float* p;
-    cx_i64 hi;        // split: second run's base, relative to p
-    unsigned m0, m1;  // lanes stored from p, from p + hi
-    const cx_i64* off;
-    const index* ix;
-    int nl, fast, ahead;
-    sink(float* p_, const cx_i64* off_, const index& ix_, int nl_)
-        : p(p_ + off_[0]), hi(0), off(off_), ix(&ix_), nl(nl_), fast(ix_.ok && (ix_.contig || ix_.split)),
-          ahead(ix_.ok && ix_.contig) {
-      const unsigned m = (1u << nl) - 1;
-      m0 = m;
-      m1 = 0;
-      if (fast && !ix_.contig) {
-        m0 = m & ix_.low();
-        m1 = m & ~(unsigned)ix_.low();
-        hi = off_[ix_.split] - 2 * ix_.split - off_[0];
-      }
-    }
+  struct sink : avx512_sink_rows<float> {
+    using avx512_sink_rows<float>::avx512_sink_rows;
     CX_LANE_INLINE void put(cx_i64 s, cx<V> z) const {
       if (!fast) return store(p - off[0] + s, off, *ix, nl, z);
-      const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-      const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-      const __m512d lo = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, a, (__m512)z.im));
-      const __m512d up = _mm512_castps_pd(_mm512_permutex2var_ps((__m512)z.re, b, (__m512)z.im));
+      __m512d lo, up;
+      interleave(z, lo, up);
       _mm512_mask_storeu_pd(p + s, (__mmask8)(m0 & 0xff), lo);
       _mm512_mask_storeu_pd(p + s + 16, (__mmask8)(m0 >> 8), up);
       if (m1) {
@@ -391,11 +384,11 @@ struct pair_io<float, float, lanes_of<float> > {
   static void store_run(float* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
                         int count) {
     alignas(64) double tile[16][16];  // a (re, im) fp32 pair per double
-    const __m512i a = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i b = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
     for (int j = 0; j < count; ++j) {
-      _mm512_store_ps(&tile[j][0], _mm512_permutex2var_ps((__m512)z[j].re, a, (__m512)z[j].im));
-      _mm512_store_ps(&tile[j][8], _mm512_permutex2var_ps((__m512)z[j].re, b, (__m512)z[j].im));
+      __m512d lo, hi;
+      interleave(z[j], lo, hi);
+      _mm512_store_pd(&tile[j][0], lo);
+      _mm512_store_pd(&tile[j][8], hi);
     }
     const __m256i col = _mm256_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112);
     const unsigned m = (1u << count) - 1;

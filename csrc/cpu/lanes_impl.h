@@ -23,9 +23,6 @@ template <> struct lanes_of<float> { typedef vf V; enum { W = CX_VEC_BYTES / 4 }
 template <> struct lanes_of<double> { typedef vd V; enum { W = CX_VEC_BYTES / 8 }; };
 static_assert(lanes_of<float>::W <= 16, "four-step lane twiddle tables hold 16 lanes");
 
-template <bool C, class A, class B> struct conditional_int { typedef A type; };
-template <class A, class B> struct conditional_int<false, A, B> { typedef B type; };
-
 // One lane, for rows staged one at a time (a one-element GCC vector has the
 // layout of its scalar).
 template <class S> struct one_lane {
@@ -42,6 +39,8 @@ template <class S> static inline void st(float* p, S v) { *p = (float)v; }
 template <class S> static inline void st(double* p, S v) { *p = (double)v; }
 
 #include "lane_gather.h"
+#include "lane_rows.h"
+#include "lane_ola.h"
 
 // ---- Stockham passes over lane buffers ----------------------------------
 template <int R, class V, class S>
@@ -124,156 +123,6 @@ static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
   cx<V>* o = stockham<V, S>(p->inner, r, r == a ? b : a);
   for (cx_i64 k = 0; k < n; ++k) o[k] = cx_mul(cx_conj(o[k]), p->chirp[k]);
   return o;
-}
-
-// ---- runs of reals in memory <-> the compute type --------------------------
-template <class S> static inline void put_reals(const S* a, S* y, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
-}
-static inline void put_reals(const double* a, float* y, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) y[u] = (float)a[u];
-}
-static inline void put_reals(const float* a, double* y, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) y[u] = a[u];
-}
-template <class S> static inline void put_reals(const S* a, cx_half_t* y, cx_i64 n) {
-  cx_i64 u = 0;
-#if defined(CX_F16C)
-  if (sizeof(S) == 4)
-    for (; u + 8 <= n; u += 8)
-      _mm_storeu_si128((__m128i*)(y + u),
-                       _mm256_cvtps_ph(_mm256_loadu_ps((const float*)a + u),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#endif
-  for (; u < n; ++u) st<S>(y + u, a[u]);
-}
-
-template <class S> static inline void get_reals(const S* x, S* a, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) a[u] = x[u];
-}
-static inline void get_reals(const float* x, double* a, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) a[u] = x[u];
-}
-static inline void get_reals(const double* x, float* a, cx_i64 n) {
-  for (cx_i64 u = 0; u < n; ++u) a[u] = (float)x[u];
-}
-template <class S> static inline void get_reals(const cx_half_t* x, S* a, cx_i64 n) {
-  cx_i64 u = 0;
-#if defined(CX_F16C)
-  if (sizeof(S) == 4)
-    for (; u + 8 <= n; u += 8)
-      _mm256_storeu_ps((float*)a + u, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(x + u))));
-#endif
-  for (; u < n; ++u) a[u] = ld<S>(x + u);
-}
-
-// The post-process of an even real transform for one staged row whose bins
-// are adjacent in memory (the rows too long for lane buffers, staged one at
-// a time): X[k] = half*((x + y) - i*w^k*(x - y)), x = Z[k], y = conj Z[h-k],
-// for k in [k0, k1) with 1 <= k0, k1 <= h, W bins at a time in vectors
-// (as scalars this post-process took longer than the transform itself).
-template <class S, class To>
-static void r2c_post_row(const cx<S>* Z, const cx<S>* w, cx_i64 h, cx_i64 k0, cx_i64 k1, S half,
-                         To* out) {
-  typedef typename lanes_of<S>::V V;
-  enum { W = lanes_of<S>::W };
-  typedef int IS __attribute__((mode(SI)));
-  typedef long long IL;
-  typedef typename conditional_int<sizeof(S) == 4, IS, IL>::type I;
-  typedef I M __attribute__((vector_size(sizeof(V))));
-  M even, odd, reven, rodd, mlo, mhi;
-  for (int l = 0; l < W; ++l) {
-    even[l] = 2 * l;
-    odd[l] = 2 * l + 1;
-    reven[l] = 2 * (W - 1 - l);
-    rodd[l] = 2 * (W - 1 - l) + 1;
-    mlo[l] = (l % 2 ? W : 0) + l / 2;
-    mhi[l] = (l % 2 ? W : 0) + W / 2 + l / 2;
-  }
-  alignas(64) S buf[2 * W];
-  const S* z = (const S*)Z;
-  const S* ws = (const S*)w;
-  cx_i64 k = k0;
-  for (; k + W <= k1; k += W) {
-    V a, b;
-    __builtin_memcpy(&a, z + 2 * k, sizeof(V));
-    __builtin_memcpy(&b, z + 2 * k + W, sizeof(V));
-    const V xr = __builtin_shuffle(a, b, even), xi = __builtin_shuffle(a, b, odd);
-    const cx_i64 p = h - k - (W - 1);  // Z[p .. p+W) holds the partners, reversed
-    __builtin_memcpy(&a, z + 2 * p, sizeof(V));
-    __builtin_memcpy(&b, z + 2 * p + W, sizeof(V));
-    const V yr = __builtin_shuffle(a, b, reven), yi = -__builtin_shuffle(a, b, rodd);
-    __builtin_memcpy(&a, ws + 2 * k, sizeof(V));
-    __builtin_memcpy(&b, ws + 2 * k + W, sizeof(V));
-    const V wr = __builtin_shuffle(a, b, even), wi = __builtin_shuffle(a, b, odd);
-    const V ar = xr + yr, ai = xi + yi, dr = xr - yr, di = xi - yi;
-    const V br = dr * wr - di * wi, bi = dr * wi + di * wr;
-    const V Xr = (ar + bi) * half, Xi = (ai - br) * half;  // half * (A - iB)
-    const V lo = __builtin_shuffle(Xr, Xi, mlo), hi = __builtin_shuffle(Xr, Xi, mhi);
-    __builtin_memcpy(buf, &lo, sizeof(V));
-    __builtin_memcpy(buf + W, &hi, sizeof(V));
-    put_reals(buf, out + 2 * k, 2 * W);
-  }
-  for (; k < k1; ++k) {
-    const cx<S> x = Z[k], y = cx_conj(Z[h - k]);
-    const cx<S> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[k])), half);
-    buf[0] = X.re;
-    buf[1] = X.im;
-    put_reals(buf, out + 2 * k, 2);
-  }
-}
-
-// The fold of an even inverse real transform for one staged row whose bins
-// are adjacent in memory: a[k] = conj((x + y) + i*conj(w^k)*(x - y)),
-// x = X[k], y = conj X[h-k], for k in [k0, k1), 1 <= k0, k1 <= h, W at a time.
-template <class S, class Ti>
-static void c2r_pre_row(const Ti* X, const cx<S>* w, cx_i64 h, cx_i64 k0, cx_i64 k1, cx<S>* a) {
-  typedef typename lanes_of<S>::V V;
-  enum { W = lanes_of<S>::W };
-  typedef int IS __attribute__((mode(SI)));
-  typedef long long IL;
-  typedef typename conditional_int<sizeof(S) == 4, IS, IL>::type I;
-  typedef I M __attribute__((vector_size(sizeof(V))));
-  M even, odd, reven, rodd, mlo, mhi;
-  for (int l = 0; l < W; ++l) {
-    even[l] = 2 * l;
-    odd[l] = 2 * l + 1;
-    reven[l] = 2 * (W - 1 - l);
-    rodd[l] = 2 * (W - 1 - l) + 1;
-    mlo[l] = (l % 2 ? W : 0) + l / 2;
-    mhi[l] = (l % 2 ? W : 0) + W / 2 + l / 2;
-  }
-  alignas(64) S bx[2 * W], by[2 * W];
-  const S* ws = (const S*)w;
-  S* as = (S*)a;
-  cx_i64 k = k0;
-  for (; k + W <= k1; k += W) {
-    get_reals(X + 2 * k, bx, 2 * W);
-    get_reals(X + 2 * (h - k - (W - 1)), by, 2 * W);  // the partners, reversed
-    V p, q;
-    __builtin_memcpy(&p, bx, sizeof(V));
-    __builtin_memcpy(&q, bx + W, sizeof(V));
-    const V xr = __builtin_shuffle(p, q, even), xi = __builtin_shuffle(p, q, odd);
-    __builtin_memcpy(&p, by, sizeof(V));
-    __builtin_memcpy(&q, by + W, sizeof(V));
-    const V yr = __builtin_shuffle(p, q, reven), yi = -__builtin_shuffle(p, q, rodd);
-    __builtin_memcpy(&p, ws + 2 * k, sizeof(V));
-    __builtin_memcpy(&q, ws + 2 * k + W, sizeof(V));
-    const V wr = __builtin_shuffle(p, q, even), wi = __builtin_shuffle(p, q, odd);
-    const V sr = xr + yr, si = xi + yi, dr = xr - yr, di = xi - yi;
-    const V er = dr * wr + di * wi, ei = di * wr - dr * wi;  // d * conj(w)
-    const V zr = sr - ei, zi = -(si + er);                    // conj(s + i*e)
-    const V lo = __builtin_shuffle(zr, zi, mlo), hi = __builtin_shuffle(zr, zi, mhi);
-    __builtin_memcpy(as + 2 * k, &lo, sizeof(V));
-    __builtin_memcpy(as + 2 * k + W, &hi, sizeof(V));
-  }
-  for (; k < k1; ++k) {
-    S b[4];
-    get_reals(X + 2 * k, b, 2);
-    get_reals(X + 2 * (h - k), b + 2, 2);
-    const cx<S> x = cx_make<S>(b[0], b[1]), y = cx_make<S>(b[2], -b[3]);
-    a[k] = cx_conj((x + y) + cx_mul_i(cx_mul_conj(x - y, w[k])));
-  }
 }
 
 // ---- one group of W rows ---------------------------------------------------
@@ -465,17 +314,7 @@ struct group {
       const cx_i64 N = J->row_tw_n, step = rt ? row0 % N : 0;
       if (W == 1 && out_stride == 1 && !rt && !wo) {
         // one staged row: scaled (and conjugated) a run at a time
-        To* o = out + ooff[0];
-        const S si = J->conj_out ? -sc : sc;
-        alignas(64) S buf[256];
-        for (cx_i64 k = 0; k < J->out_len; k += 128) {
-          const cx_i64 c = J->out_len - k < 128 ? J->out_len - k : 128;
-          for (cx_i64 j = 0; j < c; ++j) {
-            buf[2 * j] = r[k + j].re[0] * sc;
-            buf[2 * j + 1] = r[k + j].im[0] * si;
-          }
-          put_reals(buf, o + 2 * k, 2 * c);
-        }
+        put_scaled_pairs((const cx<S>*)r, J->out_len, sc, J->conj_out ? -sc : sc, out + ooff[0]);
         return;
       }
       cx_i64 idx = 0;
@@ -549,16 +388,7 @@ struct group {
       for (cx_i64 k = 0; k < J->out_len; ++k) w.put(cx_scale(r[k], sc));
     } else if (n % 2 == 0 && W == 1 && out_stride == 1 && !wo) {
       // one staged row: conjugated and scaled a run at a time
-      To* o = out + ooff[0];
-      alignas(64) S buf[256];
-      for (cx_i64 k = 0; k < h; k += 128) {
-        const cx_i64 c = h - k < 128 ? h - k : 128;
-        for (cx_i64 j = 0; j < c; ++j) {
-          buf[2 * j] = r[k + j].re[0] * sc;
-          buf[2 * j + 1] = -r[k + j].im[0] * sc;
-        }
-        put_reals(buf, o + 2 * k, 2 * c);
-      }
+      put_scaled_pairs((const cx<S>*)r, h, sc, -sc, out + ooff[0]);
     } else if (n % 2 == 0) {
       run_writer w(this, 1);
       for (cx_i64 k = 0; k < h; ++k) {
@@ -603,51 +433,6 @@ static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch)
     G.stage_in(a);
     G.stage_out(fft_any<V, S>(p, a, b));
   }
-}
-
-// ---- the ISTFT's overlap-add ----------------------------------------------
-// Samples s = j*hop + u (0 <= u < hop) of block j are covered by frames
-// t <= j with (j - t)*hop + u < n_fft, so each frame adds to one contiguous
-// run of both the frame and the block: a loop the compiler vectorises (a
-// loop per sample over its frames, with index arithmetic per sample, ran
-// ~3x longer than the whole transform for 512/128). Each sample still adds
-// its frames in ascending t from 0, then is divided by its envelope, so the
-// result is that of the per-sample loop, bit for bit.
-template <class S, class O>
-static void ola_typed(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, S* __restrict acc) {
-  const S* frames = (const S*)J->frames;
-  O* y = (O*)J->y;
-  const cx_i64 T = J->T, n_fft = J->n_fft, hop = J->hop, start = J->start, length = J->length;
-  const cx_i64 full = n_fft + hop * (T - 1);
-  for (cx_i64 q = q0; q < q1; ++q) {
-    const cx_i64 b = q / J->nj, j = J->j0 + q % J->nj, base = j * hop;
-    const cx_i64 u0 = start - base > 0 ? start - base : 0;
-    const cx_i64 u1 = start + length - base < hop ? start + length - base : hop;
-    const S* f = frames + b * T * n_fft;
-    for (cx_i64 u = u0; u < u1; ++u) acc[u] = (S)0;
-    // frames t with t*hop + n_fft > base, up to t = j
-    const cx_i64 t_lo = base >= n_fft ? (base - n_fft) / hop + 1 : 0;
-    const cx_i64 t_hi = T - 1 < j ? T - 1 : j;
-    for (cx_i64 t = t_lo; t <= t_hi; ++t) {
-      const cx_i64 off = (j - t) * hop;
-      const cx_i64 ue = u1 < n_fft - off ? u1 : n_fft - off;
-      const S* __restrict ft = f + t * n_fft + off;
-      for (cx_i64 u = u0; u < ue; ++u) acc[u] += ft[u];
-    }
-    // past the last frame (s >= full) nothing was added: 0 / env stays 0,
-    // but env is not defined there
-    const cx_i64 ud = full - base < u1 ? (full - base > u0 ? full - base : u0) : u1;
-    const double* env = J->env + base;
-    for (cx_i64 u = u0; u < ud; ++u) acc[u] = acc[u] / (S)env[u];
-    for (cx_i64 u = ud; u < u1; ++u) acc[u] = (S)0;
-    put_reals(acc + u0, y + b * length + (base - start) + u0, u1 - u0);
-  }
-}
-
-void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc) {
-  if (J->is_double) ola_typed<double, double>(J, q0, q1, (double*)acc);
-  else if (J->out_type == CX_F16) ola_typed<float, cx_half_t>(J, q0, q1, (float*)acc);
-  else ola_typed<float, float>(J, q0, q1, (float*)acc);
 }
 
 int lanes(int is_double) { return is_double ? (int)lanes_of<double>::W : (int)lanes_of<float>::W; }

@@ -186,6 +186,19 @@ class OutputPool final : public c10::Allocator {
   size_t bytes_ = 0;
   size_t max_ = size_t(64) << 20;
 };
+#else
+// No mmap here: outputs come from at::empty and nothing is cached.
+struct OutputPool {
+  static OutputPool& pool() {
+    static OutputPool p;
+    return p;
+  }
+  int64_t cached() { return 0; }
+  int64_t max_bytes() { return 0; }
+  void set_max_bytes(int64_t) {}
+  void hold_lock(int64_t) {}
+  void clear() {}
+};
 #endif
 
 }  // namespace
@@ -206,41 +219,15 @@ at::Tensor new_output(at::IntArrayRef shape, const at::TensorOptions& options) {
   return at::empty(shape, options);
 }
 
-int64_t output_cache_size() {
-#if CX_POOL_MMAP
-  return OutputPool::pool().cached();
-#else
-  return 0;
-#endif
-}
-
-int64_t output_cache_max_size() {
-#if CX_POOL_MMAP
-  return OutputPool::pool().max_bytes();
-#else
-  return 0;
-#endif
-}
+int64_t output_cache_size() { return OutputPool::pool().cached(); }
+int64_t output_cache_max_size() { return OutputPool::pool().max_bytes(); }
 
 void output_cache_set_max_size(int64_t n) {
   TORCH_CHECK(n >= 0, "complexext.backends.output_cache.max_size must be >= 0, got ", n);
-#if CX_POOL_MMAP
   OutputPool::pool().set_max_bytes(n);
-#endif
 }
 
-void output_cache_hold_lock(int64_t ms) {
-#if CX_POOL_MMAP
-  OutputPool::pool().hold_lock(ms);
-#else
-  (void)ms;
-#endif
-}
-
-void output_cache_clear() {
-#if CX_POOL_MMAP
-  OutputPool::pool().clear();
-#endif
-}
+void output_cache_hold_lock(int64_t ms) { OutputPool::pool().hold_lock(ms); }
+void output_cache_clear() { OutputPool::pool().clear(); }
 
 }  // namespace complexext
