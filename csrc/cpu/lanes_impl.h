@@ -41,6 +41,7 @@ template <class S> static inline void st(double* p, S v) { *p = (double)v; }
 #include "lane_gather.h"
 #include "lane_rows.h"
 #include "lane_ola.h"
+#include "lane_row256.h"
 
 // ---- Stockham passes over lane buffers ----------------------------------
 template <int R, class V, class S>
@@ -444,6 +445,7 @@ void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
     run_typed<double, double, double>(J, r0, r1, scratch);
     return;
   }
+  if (row256_job(J, r0, r1)) return;
   const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
   if (hi && ho) run_typed<float, cx_half_t, cx_half_t>(J, r0, r1, scratch);
   else if (hi) run_typed<float, cx_half_t, float>(J, r0, r1, scratch);

@@ -1,0 +1,198 @@
+// Length 256 complex (and 512 even real) transforms one row at a time,
+// vectorised along the row, with AVX-512: the commonest lengths of all
+// (a 512-point STFT frame is a 256-point complex transform) skip the lane
+// buffers altogether.
+//
+// Element m = 16*a + b of a row sits in vector a, lane b: the 16 vectors
+// are 16 plain loads of the row. Then
+//   DFT-16 down the vectors (a -> c, every lane b at once),
+//   twiddle: vector c, lane b times exp(-2*pi*i*b*c/256),
+//   16 x 16 transpose (vector b, lane c),
+//   DFT-16 down the vectors (b -> d): vector d, lane c holds X[c + 16*d],
+// so the result comes out in order, a vector per 16 adjacent outputs, and
+// the row is only ever in registers and an L1-sized spill area. This is
+// the plan's two radix-16 Stockham passes (same twiddles, same order of
+// operations), laid out for one row instead of across rows: the lane
+// engine moves every element through two buffers and two transposes of
+// 16 rows, which costs more than the transform itself at this length.
+// Included inside the ISA namespace of lanes_impl.h.
+
+#if defined(CX_AVX512)
+// 16 complex values, as 16 pairs of scalars in memory.
+template <class T> struct row_pairs;
+template <> struct row_pairs<cx_half_t> {
+  typedef pair_io<float, cx_half_t, lanes_of<float> > io;
+  CX_LANE_INLINE static cx<vf> load(const cx_half_t* p) { return io::unpack(_mm512_loadu_si512(p)); }
+  CX_LANE_INLINE static void store(cx_half_t* p, cx<vf> z) { _mm512_storeu_si512(p, io::pack(z)); }
+};
+template <> struct row_pairs<float> {
+  CX_LANE_INLINE static cx<vf> load(const float* p) {
+    const __m512 lo = _mm512_loadu_ps(p), hi = _mm512_loadu_ps(p + 16);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    return cx_make<vf>((vf)_mm512_permutex2var_ps(lo, even, hi), (vf)_mm512_permutex2var_ps(lo, odd, hi));
+  }
+  CX_LANE_INLINE static void store(float* p, cx<vf> z) {
+    __m512d lo, hi;
+    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
+    _mm512_storeu_pd((double*)p, lo);
+    _mm512_storeu_pd((double*)(p + 16), hi);
+  }
+};
+
+static inline void transpose16_ps(vf* v) {
+  __m512i r[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_castps_si512((__m512)v[i]);
+  transpose16_epi32(r);
+  for (int i = 0; i < 16; ++i) v[i] = (vf)_mm512_castsi512_ps(r[i]);
+}
+
+// The tables of one job, in vector layout; built once per call of the
+// kernel (a few hundred scalar moves).
+struct row256_tables {
+  alignas(64) float twr[16][16], twi[16][16];  // [c][b] exp(-2*pi*i*b*c/256)
+  alignas(64) float rwr[16][16], rwi[16][16];  // [d][l] exp(-2*pi*i*(16d+l)/512), even real
+  alignas(64) float win_re[16][16], win_im[16][16];  // window at the pairs' two scalars
+  // False unless J is a job this kernel does: fp32 compute, a plan of two
+  // radix-16 passes (n = 256), unit strides, every output written.
+  bool init(const cx_axis_job* J) {
+    if (J->large_fft || J->row_tw || J->win_out || J->in_stride != 1 || J->out_stride != 1)
+      return false;
+    if (J->in_type == CX_F64 || J->out_type == CX_F64) return false;
+    const bool c2c = J->kind == CX_C2C && J->n == 256 && J->out_len == 256;
+    const bool r2c = J->kind == CX_R2C && J->n == 512 && J->out_len == 257;
+    if ((!c2c && !r2c) || J->in_len != J->n) return false;
+    const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
+    if (p->bluestein || p->n != 256 || p->npasses != 2) return false;
+    const cx_pass& a = p->passes[0];
+    const cx_pass& b = p->passes[1];
+    if (a.radix != 16 || a.ns != 1 || b.radix != 16 || b.ns != 16) return false;
+    // pass b, step k: input r is multiplied by tw[k*15 + r - 1] = w256^(r*k)
+    const cx<float>* tw = p->tw + b.tw;
+    for (int c = 0; c < 16; ++c)
+      for (int l = 0; l < 16; ++l) {
+        twr[c][l] = c ? tw[l * 15 + c - 1].re : 1.0f;
+        twi[c][l] = c ? tw[l * 15 + c - 1].im : 0.0f;
+      }
+    if (r2c) {
+      const cx<float>* w = (const cx<float>*)J->rtw;
+      for (int k = 0; k < 256; ++k) {
+        rwr[k >> 4][k & 15] = w[k].re;
+        rwi[k >> 4][k & 15] = w[k].im;
+      }
+    }
+    if (J->win_in) {
+      const float* w = (const float*)J->win_in;
+      for (int m = 0; m < 256; ++m) {
+        win_re[m >> 4][m & 15] = c2c ? w[m] : w[2 * m];
+        win_im[m >> 4][m & 15] = c2c ? w[m] : w[2 * m + 1];
+      }
+    }
+    return true;
+  }
+};
+
+// The 256-point DFT of v (element 16a+b in v[a], lane b), in place: on
+// return v[d] lane c holds X[c + 16d].
+static inline void row256_fft(cx<vf>* v, const row256_tables& T) {
+  cx_dft16<vf, float>(v);
+  for (int c = 1; c < 16; ++c) {
+    vf wr, wi;
+    __builtin_memcpy(&wr, T.twr[c], sizeof(vf));
+    __builtin_memcpy(&wi, T.twi[c], sizeof(vf));
+    v[c] = cx_mul(v[c], cx_make<vf>(wr, wi));
+  }
+  vf re[16], im[16];
+  for (int i = 0; i < 16; ++i) {
+    re[i] = v[i].re;
+    im[i] = v[i].im;
+  }
+  transpose16_ps(re);
+  transpose16_ps(im);
+  for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
+  cx_dft16<vf, float>(v);
+}
+
+// Loads a row's 256 pairs, conjugated (c2c inverse) and windowed as asked.
+template <class Ti>
+CX_LANE_INLINE static void row256_load(const Ti* in, const row256_tables& T, bool conj, bool win,
+                                       cx<vf>* v) {
+  for (int a = 0; a < 16; ++a) {
+    cx<vf> z = row_pairs<Ti>::load(in + 32 * a);
+    if (conj) z.im = -z.im;
+    if (win) {
+      vf wr, wi;
+      __builtin_memcpy(&wr, T.win_re[a], sizeof(vf));
+      __builtin_memcpy(&wi, T.win_im[a], sizeof(vf));
+      z = cx_make<vf>(z.re * wr, z.im * wi);
+    }
+    v[a] = z;
+  }
+}
+
+// Rows [r0, r1) of a job that row256_tables::init accepted.
+template <class Ti, class To>
+static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, cx_i64 r1) {
+  const Ti* in = (const Ti*)J->in;
+  To* out = (To*)J->out;
+  const bool c2c = J->kind == CX_C2C, win = J->win_in != 0, conj_in = J->conj_in != 0;
+  const int cin = c2c ? 2 : 1;
+  const float sc = (float)J->scale;
+  for (cx_i64 r = r0; r < r1; ++r) {
+    cx_i64 q = r, io = 0, oo = 0;
+    for (int d = J->nd - 1; d >= 0; --d) {
+      const cx_i64 i = q % J->sizes[d];
+      q /= J->sizes[d];
+      io += i * J->in_strides[d];
+      oo += i * J->out_strides[d];
+    }
+    const Ti* x = in + io * cin;
+    To* y = out + oo * 2;
+    cx<vf> v[16];
+    row256_load<Ti>(x, T, conj_in, win, v);
+    row256_fft(v, T);
+    if (c2c) {
+      const float si = J->conj_out ? -sc : sc;
+      for (int d = 0; d < 16; ++d) row_pairs<To>::store(y + 32 * d, cx_make<vf>(v[d].re * sc, v[d].im * si));
+      continue;
+    }
+    // Even real: Z = v is the DFT of the pairs z[m] = x[2m] + i x[2m+1]. With
+    // x = Z[k], y = conj Z[256-k], X[k] = (x + y - i w^k (x - y)) / 2; lane l
+    // of vector d is k = 16d + l, and Z[256-k] is lane 0 of vector (16-d)%16
+    // for l = 0, else lane 16-l of vector 15-d.
+    const float half = 0.5f * sc;
+    const __m512i rev = _mm512_setr_epi32(0, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17);
+    cx<vf> X[16];
+    for (int d = 0; d < 16; ++d) {
+      const cx<vf>& A = v[(16 - d) & 15];
+      const cx<vf>& B = v[15 - d];
+      const cx<vf> yv = cx_make<vf>(
+          (vf)_mm512_permutex2var_ps((__m512)A.re, rev, (__m512)B.re),
+          -(vf)_mm512_permutex2var_ps((__m512)A.im, rev, (__m512)B.im));
+      vf wr, wi;
+      __builtin_memcpy(&wr, T.rwr[d], sizeof(vf));
+      __builtin_memcpy(&wi, T.rwi[d], sizeof(vf));
+      const cx<vf> s = v[d] + yv, t = cx_mul(v[d] - yv, cx_make<vf>(wr, wi));
+      X[d] = cx_scale(s + cx_mul_neg_i(t), half);
+    }
+    const float z0re = v[0].re[0], z0im = v[0].im[0];
+    for (int d = 0; d < 16; ++d) row_pairs<To>::store(y + 32 * d, X[d]);
+    st<float>(y + 512, (z0re - z0im) * sc);
+    st<float>(y + 513, 0.0f);
+  }
+}
+
+// Runs rows [r0, r1) of J here if it is a job for this kernel.
+static bool row256_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1) {
+  row256_tables T;
+  if (!T.init(J)) return false;
+  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
+  if (hi && ho) row256_run<cx_half_t, cx_half_t>(J, T, r0, r1);
+  else if (hi) row256_run<cx_half_t, float>(J, T, r0, r1);
+  else if (ho) row256_run<float, cx_half_t>(J, T, r0, r1);
+  else row256_run<float, float>(J, T, r0, r1);
+  return true;
+}
+#else
+static bool row256_job(const cx_axis_job*, cx_i64, cx_i64) { return false; }
+#endif
