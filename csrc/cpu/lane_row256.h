@@ -182,11 +182,110 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
   }
 }
 
-// Runs rows [r0, r1) of J here if it is a job for this kernel.
+// Length 512 complex, the same way with 32 vectors: element 16a + b in
+// vector a, lane b. The DFT-32 down the vectors is a DFT-16 of the even and
+// of the odd vectors and a radix-2 step (twiddle w512^(16c)); then vector
+// c, lane b times w512^(b*c); then, for each half c < 16 and c >= 16, a
+// transpose and a DFT-16 down the vectors, vector d, lane c holding
+// X[c + 32d]. Every twiddle is one of the plan's last pass (w512^k, k <
+// 256, and its negation past 256), rounded once from double.
+struct row512_tables {
+  alignas(64) float twr[32][16], twi[32][16];  // [c][b] w512^(b*c)
+  float hr[16], hi[16];                        // w512^(16c), c < 16
+  bool init(const cx_axis_job* J) {
+    if (J->large_fft || J->row_tw || J->win_out || J->win_in || J->in_stride != 1 ||
+        J->out_stride != 1 || J->in_type == CX_F64 || J->out_type == CX_F64)
+      return false;
+    if (J->kind != CX_C2C || J->n != 512 || J->in_len != 512 || J->out_len != 512) return false;
+    const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
+    if (p->bluestein || p->n != 512 || p->npasses != 3) return false;
+    const cx_pass& last = p->passes[2];
+    if (last.radix != 2 || last.ns != 256) return false;
+    const cx<float>* w = p->tw + last.tw;  // w[k] = w512^k, k < 256
+    for (int c = 0; c < 32; ++c)
+      for (int b = 0; b < 16; ++b) {
+        const int k = (b * c) & 511;
+        twr[c][b] = k < 256 ? w[k].re : -w[k - 256].re;
+        twi[c][b] = k < 256 ? w[k].im : -w[k - 256].im;
+      }
+    for (int c = 0; c < 16; ++c) {
+      hr[c] = w[16 * c].re;
+      hi[c] = w[16 * c].im;
+    }
+    return true;
+  }
+};
+
+template <class Ti, class To>
+static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, cx_i64 r1) {
+  const Ti* in = (const Ti*)J->in;
+  To* out = (To*)J->out;
+  const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
+  const bool conj = J->conj_in != 0;
+  for (cx_i64 r = r0; r < r1; ++r) {
+    cx_i64 q = r, io = 0, oo = 0;
+    for (int d = J->nd - 1; d >= 0; --d) {
+      const cx_i64 i = q % J->sizes[d];
+      q /= J->sizes[d];
+      io += i * J->in_strides[d];
+      oo += i * J->out_strides[d];
+    }
+    const Ti* x = in + io * 2;
+    To* y = out + oo * 2;
+    cx<vf> e[16], o[16], a[32];
+    for (int j = 0; j < 16; ++j) {
+      e[j] = row_pairs<Ti>::load(x + 64 * j);
+      o[j] = row_pairs<Ti>::load(x + 64 * j + 32);
+      if (conj) {
+        e[j].im = -e[j].im;
+        o[j].im = -o[j].im;
+      }
+    }
+    cx_dft16<vf, float>(e);
+    cx_dft16<vf, float>(o);
+    for (int c = 0; c < 16; ++c) {
+      const cx<vf> t = c ? cx_mul(o[c], cx_make<float>(T.hr[c], T.hi[c])) : o[c];
+      a[c] = e[c] + t;
+      a[c + 16] = e[c] - t;
+    }
+    for (int c = 1; c < 32; ++c) {
+      vf wr, wi;
+      __builtin_memcpy(&wr, T.twr[c], sizeof(vf));
+      __builtin_memcpy(&wi, T.twi[c], sizeof(vf));
+      a[c] = cx_mul(a[c], cx_make<vf>(wr, wi));
+    }
+    for (int h = 0; h < 2; ++h) {
+      cx<vf>* v = a + 16 * h;
+      vf re[16], im[16];
+      for (int i = 0; i < 16; ++i) {
+        re[i] = v[i].re;
+        im[i] = v[i].im;
+      }
+      transpose16_ps(re);
+      transpose16_ps(im);
+      for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
+      cx_dft16<vf, float>(v);
+      for (int d = 0; d < 16; ++d)
+        row_pairs<To>::store(y + 64 * d + 32 * h, cx_make<vf>(v[d].re * sc, v[d].im * si));
+    }
+  }
+}
+
+// Runs rows [r0, r1) of J here if it is a job for these kernels.
 static bool row256_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1) {
+  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
+  {
+    row512_tables T;
+    if (T.init(J)) {
+      if (hi && ho) row512_run<cx_half_t, cx_half_t>(J, T, r0, r1);
+      else if (hi) row512_run<cx_half_t, float>(J, T, r0, r1);
+      else if (ho) row512_run<float, cx_half_t>(J, T, r0, r1);
+      else row512_run<float, float>(J, T, r0, r1);
+      return true;
+    }
+  }
   row256_tables T;
   if (!T.init(J)) return false;
-  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
   if (hi && ho) row256_run<cx_half_t, cx_half_t>(J, T, r0, r1);
   else if (hi) row256_run<cx_half_t, float>(J, T, r0, r1);
   else if (ho) row256_run<float, cx_half_t>(J, T, r0, r1);
