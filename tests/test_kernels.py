@@ -170,3 +170,38 @@ def test_real_fft_edge_bins_exactly_real(n, dtype):
     assert X[0, n // 2].imag.item() == 0.0
     ref = np.fft.rfft(x.double().numpy())
     assert X[0, n // 2].real.item() == pytest.approx(ref[0, n // 2].real, rel=1e-6, abs=1e-6)
+
+
+def row_kernel_inputs():
+    """Rows of 256 and 512 (the AVX-512 row kernels' lengths) in several
+    layouts: one row, row counts that are not a multiple of 16, rows that
+    step irregularly through memory (two batch dims, one of them sliced)."""
+    yield "one row", lambda n, dt: torch.randn(1, n, dtype=dt)
+    yield "37 rows", lambda n, dt: torch.randn(37, n, dtype=dt)
+    yield "sliced batch", lambda n, dt: torch.randn(3, 10, n, dtype=dt)[:, 1::3]
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64], ids=str)
+@pytest.mark.parametrize("case", list(row_kernel_inputs()), ids=lambda c: c[0])
+@pytest.mark.parametrize("n", [256, 512])
+def test_row_kernel_lengths(n, case, dtype):
+    """fft_c2c at n = 256 and 512 and fft_r2c at 512 (the 512-point STFT
+    frame), forward and inverse, every norm, against scipy in float64:
+    complex32 within 1.15 x the floor, complex64 at fp32 accuracy."""
+    torch.manual_seed(n)
+    x = case[1](n, torch.complex64).to(dtype)
+    before = x.clone()
+    xn = to_np(x)
+    limit = (lambda ref: 1.15 * floor_of(ref)) if dtype == torch.complex32 else (lambda ref: 1e-6)
+    for norm, scale in ((0, 1.0), (1, n ** -0.5), (2, 1.0 / n)):  # aten's normalization codes
+        for forward in (True, False):
+            got = ops.fft_c2c(x, [-1], norm, forward)
+            ref = scale * (sf.fft(xn, axis=-1) if forward else n * sf.ifft(xn, axis=-1))
+            assert rel_rms(to_np(got), ref) <= limit(ref), (norm, forward)
+        if n == 512:
+            r = x.real if dtype == torch.complex64 else torch.view_as_real(x)[..., 0]
+            got = ops.fft_r2c(r, [-1], norm, True)
+            ref = scale * sf.rfft(to_np(r), axis=-1)
+            assert got.shape[-1] == 257
+            assert rel_rms(to_np(got), ref) <= limit(ref), ("r2c", norm)
+    assert torch.equal(torch.view_as_real(x), torch.view_as_real(before))
