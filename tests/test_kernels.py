@@ -173,20 +173,25 @@ def test_real_fft_edge_bins_exactly_real(n, dtype):
 
 
 def row_kernel_inputs():
-    """Rows of 256 and 512 (the AVX-512 row kernels' lengths) in several
-    layouts: one row, row counts that are not a multiple of 16, rows that
-    step irregularly through memory (two batch dims, one of them sliced)."""
+    """Rows in several layouts: one row, row counts that are not a multiple
+    of 16, rows that step irregularly through memory (two batch dims, one
+    of them sliced)."""
     yield "one row", lambda n, dt: torch.randn(1, n, dtype=dt)
     yield "37 rows", lambda n, dt: torch.randn(37, n, dtype=dt)
     yield "sliced batch", lambda n, dt: torch.randn(3, 10, n, dtype=dt)[:, 1::3]
 
 
+# The AVX-512 row kernels: 256 and 512 (lane_row256.h), and n = 16*m
+# (lane_rowm.h) with m a multiple of 16 (1024, 4096) or not (400, 25 * 16).
+ROW_LENGTHS = [256, 400, 512, 1024, 4096]
+
+
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64], ids=str)
 @pytest.mark.parametrize("case", list(row_kernel_inputs()), ids=lambda c: c[0])
-@pytest.mark.parametrize("n", [256, 512])
+@pytest.mark.parametrize("n", ROW_LENGTHS)
 def test_row_kernel_lengths(n, case, dtype):
-    """fft_c2c at n = 256 and 512 and fft_r2c at 512 (the 512-point STFT
-    frame), forward and inverse, every norm, against scipy in float64:
+    """fft_c2c at n, forward and inverse, and fft_r2c at 2n (whose pairs
+    make a complex row of n), every norm, against scipy in float64:
     complex32 within 1.15 x the floor, complex64 at fp32 accuracy."""
     torch.manual_seed(n)
     x = case[1](n, torch.complex64).to(dtype)
@@ -198,10 +203,9 @@ def test_row_kernel_lengths(n, case, dtype):
             got = ops.fft_c2c(x, [-1], norm, forward)
             ref = scale * (sf.fft(xn, axis=-1) if forward else n * sf.ifft(xn, axis=-1))
             assert rel_rms(to_np(got), ref) <= limit(ref), (norm, forward)
-        if n == 512:
-            r = x.real if dtype == torch.complex64 else torch.view_as_real(x)[..., 0]
-            got = ops.fft_r2c(r, [-1], norm, True)
-            ref = scale * sf.rfft(to_np(r), axis=-1)
-            assert got.shape[-1] == 257
-            assert rel_rms(to_np(got), ref) <= limit(ref), ("r2c", norm)
+        r = torch.view_as_real(x).flatten(-2)  # 2n reals a row
+        got = ops.fft_r2c(r, [-1], norm, True)
+        ref = (scale / 2 ** (norm / 2)) * sf.rfft(to_np(r), axis=-1)
+        assert got.shape[-1] == n + 1
+        assert rel_rms(to_np(got), ref) <= limit(ref), ("r2c", norm)
     assert torch.equal(torch.view_as_real(x), torch.view_as_real(before))

@@ -52,5 +52,10 @@ struct cx_plan_desc {
   const cx<S>* filter;  // DFT_m of conj(chirp) wrapped, scaled by 1/m
   const cx_plan_desc<S>* inner;
   cx_i64 work;          // elements a work buffer must hold (max(n, m))
+  // For n = 16*m (m >= 16; CPU row kernels): the Stockham plan of m and
+  // exp(-2*pi*i*b*c/n) at [c*16 + b], c < m, b < 16, split re / im.
+  const cx_plan_desc<S>* row;
+  const S* row_re;
+  const S* row_im;
 };
 #endif

@@ -126,6 +126,8 @@ static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
   return o;
 }
 
+#include "lane_rowm.h"
+
 // ---- one group of W rows ---------------------------------------------------
 template <class S, class Ti, class To, class L>
 struct group {
@@ -445,7 +447,7 @@ void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
     run_typed<double, double, double>(J, r0, r1, scratch);
     return;
   }
-  if (row256_job(J, r0, r1)) return;
+  if (row256_job(J, r0, r1) || rowm_job(J, r0, r1, scratch)) return;
   const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
   if (hi && ho) run_typed<float, cx_half_t, cx_half_t>(J, r0, r1, scratch);
   else if (hi) run_typed<float, cx_half_t, float>(J, r0, r1, scratch);

@@ -53,6 +53,25 @@ void fill_stockham(Plan<S>& P, int64_t n) {
   P.d.tw = P.tw.data();
   P.d.roots = P.roots.data();
   P.d.work = n;
+  // The row kernels (lane_rowm.h) split n = 16*m as m vectors of 16.
+  if (n % 16 == 0 && n >= 256) {
+    const int64_t m = n / 16;
+    auto row = std::make_shared<Plan<S>>();
+    row->n = m;
+    fill_stockham(*row, m);
+    P.row = row;
+    P.row_re.resize(n);
+    P.row_im.resize(n);
+    for (int64_t c = 0; c < m; ++c)
+      for (int64_t b = 0; b < 16; ++b) {
+        const cx<double> w = root(b * c, n);
+        P.row_re[c * 16 + b] = (S)w.re;
+        P.row_im[c * 16 + b] = (S)w.im;
+      }
+    P.d.row = &row->d;
+    P.d.row_re = P.row_re.data();
+    P.d.row_im = P.row_im.data();
+  }
 }
 
 // Bluestein: X[j] = c[j] * sum_k (x[k] c[k]) conj(c[j-k]), c[k] = exp(-i pi k^2 / n),

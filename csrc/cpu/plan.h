@@ -28,6 +28,8 @@ struct Plan {
   std::shared_ptr<const Plan<S>> p1, p2;
   std::vector<cx<S>> big_tw;              // exp(-2*pi*i*k/n), k < n
   std::vector<S> lane_re, lane_im;        // exp(-2*pi*i*k*l/n), [k < n1][l < 16]
+  std::shared_ptr<const Plan<S>> row;     // n = 16*m: the plan of m (d.row)
+  std::vector<S> row_re, row_im;          // exp(-2*pi*i*b*c/n), [c < m][b < 16]
 };
 
 // exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles).

@@ -1,0 +1,149 @@
+// Any length n = 16*m (m >= 16) one row at a time, vectorised along the
+// row, with AVX-512: the general form of the n = 256 and 512 kernels of
+// lane_row256.h, for the lengths those do not take (400, 1024, 4096, ...;
+// even real transforms of n = 32*m).
+//
+// Element 16a + b of a row sits in vector a, lane b, so the m vectors are m
+// plain loads of the row (no transpose between rows and lanes). Then
+//   the DFT of length m down the vectors: the plan of m (d.row) run by the
+//     lane engine's Stockham passes, the 16 lanes being the row's 16
+//     interleaved subsequences;
+//   vector c, lane b times exp(-2*pi*i*b*c/n) (d.row_re / row_im);
+//   for each block of 16 vectors c0..c0+15 (the last one padded): a
+//     16 x 16 transpose and a DFT-16 down the vectors, which leaves
+//     X[c0 + c + m*d] in vector d, lane c: 16 adjacent outputs per store.
+// A row needs 2m vectors of scratch (m = 256: 64 KiB), against 2n for 16
+// rows on the lane engine. Even real transforms run this on the pairs
+// z[k] = x[2k] + i x[2k+1] (n/2 = 16m), write Z to a row of scratch and
+// take the post-process from there (r2c_post_row).
+// Included inside the ISA namespace of lanes_impl.h, after lane_row256.h.
+
+#if defined(CX_AVX512)
+// 16 pairs, the first cnt of them, to p.
+template <class T> struct row_pairs_masked;
+template <> struct row_pairs_masked<cx_half_t> {
+  CX_LANE_INLINE static void store(cx_half_t* p, cx<vf> z, int cnt) {
+    const __m512i v = pair_io<float, cx_half_t, lanes_of<float> >::pack(z);
+    if (cnt == 16) _mm512_storeu_si512(p, v);
+    else _mm512_mask_storeu_epi32(p, (__mmask16)((1u << cnt) - 1), v);
+  }
+};
+template <> struct row_pairs_masked<float> {
+  CX_LANE_INLINE static void store(float* p, cx<vf> z, int cnt) {
+    __m512d lo, hi;
+    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
+    if (cnt == 16) {
+      _mm512_storeu_pd((double*)p, lo);
+      _mm512_storeu_pd((double*)(p + 16), hi);
+      return;
+    }
+    const unsigned m = (1u << cnt) - 1;
+    _mm512_mask_storeu_pd((double*)p, (__mmask8)(m & 0xff), lo);
+    _mm512_mask_storeu_pd((double*)(p + 16), (__mmask8)(m >> 8), hi);
+  }
+};
+
+// The plan of J if this kernel takes J, else 0: fp32 compute, unit
+// strides, no four-step twiddle or output window, every output written.
+static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
+  if (J->large_fft || J->row_tw || J->win_out || J->in_stride != 1 || J->out_stride != 1)
+    return 0;
+  if (J->in_type == CX_F64 || J->out_type == CX_F64) return 0;
+  const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
+  if (p->bluestein || !p->row || J->in_len != J->n) return 0;
+  if (J->kind == CX_C2C && p->n == J->n && J->out_len == J->n) return p;
+  if (J->kind == CX_R2C && J->n % 2 == 0 && p->n == J->n / 2 && J->out_len == J->n / 2 + 1)
+    return p;
+  return 0;
+}
+
+template <class Ti, class To>
+static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0, cx_i64 r1,
+                     void* scratch) {
+  const cx_plan_desc<float>* q = p->row;
+  const cx_i64 m = q->n, h = p->n;  // h = 16m complex values a row
+  const bool c2c = J->kind == CX_C2C, conj = J->conj_in != 0;
+  const float* win = (const float*)J->win_in;
+  const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
+  cx<vf>* A = (cx<vf>*)scratch;
+  cx<vf>* B = A + m + CX_LANE_SKEW;
+  cx<float>* Z = (cx<float>*)(B + m + CX_LANE_SKEW);  // r2c: the row's Z, h values
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  for (cx_i64 r = r0; r < r1; ++r) {
+    cx_i64 t = r, io = 0, oo = 0;
+    for (int d = J->nd - 1; d >= 0; --d) {
+      const cx_i64 i = t % J->sizes[d];
+      t /= J->sizes[d];
+      io += i * J->in_strides[d];
+      oo += i * J->out_strides[d];
+    }
+    const Ti* x = (const Ti*)J->in + io * (c2c ? 2 : 1);
+    To* y = (To*)J->out + oo * 2;
+    for (cx_i64 a = 0; a < m; ++a) {
+      cx<vf> z = row_pairs<Ti>::load(x + 32 * a);
+      if (conj) z.im = -z.im;
+      if (win && c2c) {
+        const vf w = (vf)_mm512_loadu_ps(win + 16 * a);
+        z = cx_make<vf>(z.re * w, z.im * w);
+      } else if (win) {  // the window at the pair's two reals
+        const __m512 lo = _mm512_loadu_ps(win + 32 * a), hi = _mm512_loadu_ps(win + 32 * a + 16);
+        z = cx_make<vf>(z.re * (vf)_mm512_permutex2var_ps(lo, even, hi),
+                        z.im * (vf)_mm512_permutex2var_ps(lo, odd, hi));
+      }
+      A[a] = z;
+    }
+    cx<vf>* R = stockham<vf, float>(q, A, B);
+    for (cx_i64 c = 1; c < m; ++c) {
+      vf wr, wi;
+      __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
+      __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
+      R[c] = cx_mul(R[c], cx_make<vf>(wr, wi));
+    }
+    for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
+      const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
+      vf re[16], im[16];
+      for (int i = 0; i < 16; ++i) {
+        re[i] = i < cnt ? R[c0 + i].re : (vf){};
+        im[i] = i < cnt ? R[c0 + i].im : (vf){};
+      }
+      transpose16_ps(re);
+      transpose16_ps(im);
+      cx<vf> v[16];
+      for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
+      cx_dft16<vf, float>(v);
+      if (c2c) {
+        for (int d = 0; d < 16; ++d)
+          row_pairs_masked<To>::store(y + 2 * (c0 + m * d), cx_make<vf>(v[d].re * sc, v[d].im * si),
+                                      cnt);
+      } else {
+        for (int d = 0; d < 16; ++d)
+          row_pairs_masked<float>::store((float*)(Z + c0 + m * d), v[d], cnt);
+      }
+    }
+    if (c2c) continue;
+    // Even real: X[k] = half*((x + y) - i*w^k*(x - y)), x = Z[k], y =
+    // conj Z[h-k]; k = 0 and k = h take Z[0] twice (real results).
+    const float half = 0.5f * sc;
+    st<float>(y, (Z[0].re + Z[0].im) * sc);
+    st<float>(y + 1, 0.0f);
+    st<float>(y + 2 * h, (Z[0].re - Z[0].im) * sc);
+    st<float>(y + 2 * h + 1, 0.0f);
+    r2c_post_row<float, To>(Z, (const cx<float>*)J->rtw, h, 1, h, half, y);
+  }
+}
+
+// Runs rows [r0, r1) of J here if it is a job for this kernel.
+static bool rowm_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
+  const cx_plan_desc<float>* p = rowm_plan(J);
+  if (!p) return false;
+  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
+  if (hi && ho) rowm_run<cx_half_t, cx_half_t>(J, p, r0, r1, scratch);
+  else if (hi) rowm_run<cx_half_t, float>(J, p, r0, r1, scratch);
+  else if (ho) rowm_run<float, cx_half_t>(J, p, r0, r1, scratch);
+  else rowm_run<float, float>(J, p, r0, r1, scratch);
+  return true;
+}
+#else
+static bool rowm_job(const cx_axis_job*, cx_i64, cx_i64, void*) { return false; }
+#endif
