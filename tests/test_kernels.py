@@ -209,3 +209,23 @@ def test_row_kernel_lengths(n, case, dtype):
         assert got.shape[-1] == n + 1
         assert rel_rms(to_np(got), ref) <= limit(ref), ("r2c", norm)
     assert torch.equal(torch.view_as_real(x), torch.view_as_real(before))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@pytest.mark.parametrize("rows", [1, 2, 7, 40])
+@pytest.mark.parametrize("n", [400, 480, 4000])
+def test_real_rows_in_pairs(n, rows, dtype):
+    """Even real lengths whose half is not 16*m (400: 200 = 8 * 25) go two
+    rows at a time through the length-n row kernel (x1 + i x2), an odd
+    last row with zeros: every norm against scipy in float64, rows also
+    taken from a sliced batch."""
+    torch.manual_seed(rows)
+    for x in (torch.randn(rows, n).to(dtype), torch.randn(2, 3 * rows, n).to(dtype)[:, ::3]):
+        before = x.clone()
+        for norm, scale in ((0, 1.0), (1, n ** -0.5), (2, 1.0 / n)):
+            got = ops.fft_r2c(x, [-1], norm, True)
+            ref = scale * sf.rfft(x.double().numpy(), axis=-1)
+            assert got.shape[-1] == n // 2 + 1
+            limit = 1.15 * floor_of(ref) if dtype == torch.float16 else 1e-6
+            assert rel_rms(to_np(got), ref) <= limit, norm
+        assert torch.equal(x, before)

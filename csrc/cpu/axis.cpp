@@ -143,7 +143,15 @@ void set_plan(cx_axis_job& J) {
     R = get_real_twiddles<S>(J.n);
     J.rtw = R->w.data();
   }
-  // P and R hold the plans while the job runs, even if the cache drops them.
+  // Even n whose half has no row kernel but n has (n = 400): the plan of
+  // n, for the kernels that transform two real rows as one complex row.
+  std::shared_ptr<const Plan<S>> Ppair;
+  if (real && J.n % 2 == 0 && sizeof(S) == 4 && !P->large && !P->d.bluestein && !P->d.row &&
+      J.n % 16 == 0 && J.n >= 256 && J.n <= kLaneMax) {
+    Ppair = get_plan<S>(J.n);
+    if (!Ppair->large && Ppair->d.row) J.plan_pair = &Ppair->d;
+  }
+  // P, R and Ppair hold the plans while the job runs, even if the cache drops them.
   // (four_step_rows reads and writes rows in place, without the windows)
   const bool plain = J.kind == CX_C2C && !J.win_in && !J.win_out;
   if (P->large && P->n1 && plain) {

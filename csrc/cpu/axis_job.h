@@ -49,6 +49,10 @@ struct cx_axis_job {
   // stored (c2c, c2r).
   const void* win_in;
   const void* win_out;
+  // Even real transforms whose half length has no row kernel: the complex
+  // plan of length n, where it has one (d.row), to transform two rows at
+  // once as x1 + i x2 (lane_rowm.h); else null.
+  const void* plan_pair;
 };
 
 // The ISTFT's overlap-add (stft_ops.cpp): y[b, i] = sum over frames t of

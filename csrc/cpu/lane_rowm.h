@@ -133,11 +133,122 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   }
 }
 
+// 16 reals from p as fp32.
+CX_LANE_INLINE static vf row_reals(const cx_half_t* p) {
+  return (vf)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));
+}
+CX_LANE_INLINE static vf row_reals(const float* p) { return (vf)_mm512_loadu_ps(p); }
+
+// Even real transforms whose half length is not 16*m (n = 400: 200 = 8 *
+// 25) take two rows at a time instead: z = x1 + i x2 is a complex row of n
+// = 16*m, transformed as above with the plan of n (J->plan_pair), and
+//   X1[k] = (Z[k] + conj Z[n-k]) / 2,   X2[k] = -i (Z[k] - conj Z[n-k]) / 2
+// for k <= n/2. An odd row out pairs with zeros.
+template <class Ti, class To>
+static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0,
+                          cx_i64 r1, void* scratch) {
+  const cx_plan_desc<float>* q = p->row;
+  const cx_i64 m = q->n, n = p->n, h = n / 2;
+  const float* win = (const float*)J->win_in;
+  const float sc = (float)J->scale, half = 0.5f * sc;
+  cx<vf>* A = (cx<vf>*)scratch;
+  cx<vf>* B = A + m + CX_LANE_SKEW;
+  cx<float>* Z = (cx<float>*)(B + m + CX_LANE_SKEW);  // n values
+  const pair_runs<float> P;
+  alignas(64) float buf[32];
+  for (cx_i64 r = r0; r < r1; r += 2) {
+    const Ti* x[2];
+    To* y[2];
+    for (int j = 0; j < 2; ++j) {
+      cx_i64 t = r + j < r1 ? r + j : r, io = 0, oo = 0;
+      for (int d = J->nd - 1; d >= 0; --d) {
+        const cx_i64 i = t % J->sizes[d];
+        t /= J->sizes[d];
+        io += i * J->in_strides[d];
+        oo += i * J->out_strides[d];
+      }
+      x[j] = (const Ti*)J->in + io;
+      y[j] = (To*)J->out + oo * 2;
+    }
+    const bool two = r + 1 < r1;
+    for (cx_i64 a = 0; a < m; ++a) {
+      vf re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (vf){};
+      if (win) {
+        const vf w = (vf)_mm512_loadu_ps(win + 16 * a);
+        re *= w;
+        im *= w;
+      }
+      A[a] = cx_make<vf>(re, im);
+    }
+    cx<vf>* R = stockham<vf, float>(q, A, B);
+    for (cx_i64 c = 1; c < m; ++c) {
+      vf wr, wi;
+      __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
+      __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
+      R[c] = cx_mul(R[c], cx_make<vf>(wr, wi));
+    }
+    for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
+      const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
+      vf re[16], im[16];
+      for (int i = 0; i < 16; ++i) {
+        re[i] = i < cnt ? R[c0 + i].re : (vf){};
+        im[i] = i < cnt ? R[c0 + i].im : (vf){};
+      }
+      transpose16_ps(re);
+      transpose16_ps(im);
+      cx<vf> v[16];
+      for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
+      cx_dft16<vf, float>(v);
+      for (int d = 0; d < 16; ++d) row_pairs_masked<float>::store((float*)(Z + c0 + m * d), v[d], cnt);
+    }
+    // k = 0: x = Z[0], y = conj Z[0]
+    st<float>(y[0], Z[0].re * sc);
+    st<float>(y[0] + 1, 0.0f);
+    if (two) {
+      st<float>(y[1], Z[0].im * sc);
+      st<float>(y[1] + 1, 0.0f);
+    }
+    const float* z = (const float*)Z;
+    cx_i64 k = 1;
+    for (; k + 16 <= h + 1; k += 16) {
+      vf xr, xi, yr, yi;
+      P.split(z + 2 * k, xr, xi);
+      P.split(z + 2 * (n - k - 15), yr, yi, true);  // Z[n-k-l] in lane l
+      yi = -yi;
+      P.join((xr + yr) * half, (xi + yi) * half, buf);
+      put_reals(buf, y[0] + 2 * k, 32);
+      if (two) {
+        P.join((xi - yi) * half, (yr - xr) * half, buf);
+        put_reals(buf, y[1] + 2 * k, 32);
+      }
+    }
+    for (; k <= h; ++k) {
+      const cx<float> a = Z[k], b = cx_conj(Z[n - k]);
+      buf[0] = (a.re + b.re) * half;
+      buf[1] = (a.im + b.im) * half;
+      buf[2] = (a.im - b.im) * half;
+      buf[3] = (b.re - a.re) * half;
+      put_reals(buf, y[0] + 2 * k, 2);
+      if (two) put_reals(buf + 2, y[1] + 2 * k, 2);
+    }
+  }
+}
+
 // Runs rows [r0, r1) of J here if it is a job for this kernel.
 static bool rowm_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
+  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
+  const cx_plan_desc<float>* pp = (const cx_plan_desc<float>*)J->plan_pair;
+  if (pp && !J->large_fft && !J->win_out && J->in_stride == 1 && J->out_stride == 1 &&
+      J->kind == CX_R2C && pp->row && pp->n == J->n && J->in_len == J->n &&
+      J->out_len == J->n / 2 + 1 && J->in_type != CX_F64 && J->out_type != CX_F64) {
+    if (hi && ho) rowm_pair_run<cx_half_t, cx_half_t>(J, pp, r0, r1, scratch);
+    else if (hi) rowm_pair_run<cx_half_t, float>(J, pp, r0, r1, scratch);
+    else if (ho) rowm_pair_run<float, cx_half_t>(J, pp, r0, r1, scratch);
+    else rowm_pair_run<float, float>(J, pp, r0, r1, scratch);
+    return true;
+  }
   const cx_plan_desc<float>* p = rowm_plan(J);
   if (!p) return false;
-  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
   if (hi && ho) rowm_run<cx_half_t, cx_half_t>(J, p, r0, r1, scratch);
   else if (hi) rowm_run<cx_half_t, float>(J, p, r0, r1, scratch);
   else if (ho) rowm_run<float, cx_half_t>(J, p, r0, r1, scratch);
