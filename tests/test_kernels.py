@@ -229,3 +229,26 @@ def test_real_rows_in_pairs(n, rows, dtype):
             limit = 1.15 * floor_of(ref) if dtype == torch.float16 else 1e-6
             assert rel_rms(to_np(got), ref) <= limit, norm
         assert torch.equal(x, before)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64], ids=str)
+@pytest.mark.parametrize("n", [16384, 3 * 2 ** 14, 65536])
+def test_row_kernel_past_the_lane_lengths(n, dtype):
+    """Lengths past the lane plans up to 65536 run one row at a time where
+    a row kernel takes them (a row plan of n, axis.cpp) instead of
+    four-step: c2c both ways and r2c at 2n, one row, three rows and rows
+    from a sliced batch, against scipy in float64."""
+    torch.manual_seed(n)
+    limit = (lambda ref: 1.15 * floor_of(ref)) if dtype == torch.complex32 else (lambda ref: 1e-6)
+    for x in (torch.randn(1, n, dtype=torch.complex64).to(dtype),
+              torch.randn(3, n, dtype=torch.complex64).to(dtype),
+              torch.randn(2, 4, n, dtype=torch.complex64).to(dtype)[:, 1::2]):
+        xn = to_np(x)
+        for forward in (True, False):
+            got = ops.fft_c2c(x, [-1], 1, forward)
+            ref = (sf.fft if forward else sf.ifft)(xn, axis=-1, norm="ortho")
+            assert rel_rms(to_np(got), ref) <= limit(ref), forward
+        r = torch.view_as_real(x).flatten(-2)
+        got = ops.fft_r2c(r, [-1], 0, True)
+        ref = sf.rfft(to_np(r), axis=-1)
+        assert rel_rms(to_np(got), ref) <= limit(ref), "r2c"

@@ -8,6 +8,7 @@
   int lanes(int is_double);                                                  \
   void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch); \
   void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);        \
+  int takes_rows(const cx_axis_job* J);                                      \
   }
 CX_DECLARE_ISA(cx_generic)
 CX_DECLARE_ISA(cx_avx2)
@@ -22,6 +23,9 @@ struct IsaKernels {
   void (*run)(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch);
   // items [q0, q1) of an overlap-add; acc: hop scalars of its compute type
   void (*ola)(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);
+  // 1 if a row kernel (one row at a time, lane_row256.h / lane_rowm.h)
+  // runs J, so that J's plan is only read for its row fields.
+  int (*takes_rows)(const cx_axis_job* J);
 };
 
 // The best instruction set this CPU supports, unless COMPLEXEXT_CPU_ISA

@@ -292,6 +292,12 @@ static bool row256_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1) {
   else row256_run<float, float>(J, T, r0, r1);
   return true;
 }
+static bool row256_takes(const cx_axis_job* J) {
+  row512_tables A;
+  row256_tables B;
+  return A.init(J) || B.init(J);
+}
 #else
+static bool row256_takes(const cx_axis_job*) { return false; }
 static bool row256_job(const cx_axis_job*, cx_i64, cx_i64) { return false; }
 #endif

@@ -234,13 +234,19 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
   }
 }
 
+// Whether rowm_job takes J (plan_pair first, as there).
+static bool rowm_pair_plan(const cx_axis_job* J) {
+  const cx_plan_desc<float>* pp = (const cx_plan_desc<float>*)J->plan_pair;
+  return pp && !J->large_fft && !J->win_out && J->in_stride == 1 && J->out_stride == 1 &&
+         J->kind == CX_R2C && pp->row && pp->n == J->n && J->in_len == J->n &&
+         J->out_len == J->n / 2 + 1 && J->in_type != CX_F64 && J->out_type != CX_F64;
+}
+
 // Runs rows [r0, r1) of J here if it is a job for this kernel.
 static bool rowm_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
   const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
   const cx_plan_desc<float>* pp = (const cx_plan_desc<float>*)J->plan_pair;
-  if (pp && !J->large_fft && !J->win_out && J->in_stride == 1 && J->out_stride == 1 &&
-      J->kind == CX_R2C && pp->row && pp->n == J->n && J->in_len == J->n &&
-      J->out_len == J->n / 2 + 1 && J->in_type != CX_F64 && J->out_type != CX_F64) {
+  if (rowm_pair_plan(J)) {
     if (hi && ho) rowm_pair_run<cx_half_t, cx_half_t>(J, pp, r0, r1, scratch);
     else if (hi) rowm_pair_run<cx_half_t, float>(J, pp, r0, r1, scratch);
     else if (ho) rowm_pair_run<float, cx_half_t>(J, pp, r0, r1, scratch);
@@ -255,6 +261,8 @@ static bool rowm_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) 
   else rowm_run<float, float>(J, p, r0, r1, scratch);
   return true;
 }
+static bool rowm_takes(const cx_axis_job* J) { return rowm_pair_plan(J) || rowm_plan(J); }
 #else
 static bool rowm_job(const cx_axis_job*, cx_i64, cx_i64, void*) { return false; }
+static bool rowm_takes(const cx_axis_job*) { return false; }
 #endif

@@ -438,6 +438,10 @@ static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch)
   }
 }
 
+int takes_rows(const cx_axis_job* J) {
+  return !cx_job_double(J) && (row256_takes(J) || rowm_takes(J));
+}
+
 int lanes(int is_double) { return is_double ? (int)lanes_of<double>::W : (int)lanes_of<float>::W; }
 
 // Rows [r0, r1) of the job; scratch holds two buffers of plan->work vectors

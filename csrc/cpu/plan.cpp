@@ -190,7 +190,8 @@ std::shared_ptr<const RealTwiddles<S>> build_real(int64_t n) {
 struct Key {
   int64_t n;
   // 0 plan<float>, 1 plan<double>, 2 real<float>, 3 real<double>,
-  // 4 four-step plan<float>, 5 four-step plan<double>
+  // 4 four-step plan<float>, 5 four-step plan<double>,
+  // 6 row plan<float>, 7 row plan<double>
   int kind;
   bool operator==(const Key& o) const { return n == o.n && kind == o.kind; }
 };
@@ -260,6 +261,19 @@ std::shared_ptr<const Plan<S>> get_plan(int64_t n) {
   TORCH_CHECK(n >= 1, "complexext: FFT length must be at least 1, got ", n);
   return cached<Plan<S>>(n, sizeof(S) == 8 ? 1 : 0, build<S>);
 }
+template <class S>
+std::shared_ptr<const Plan<S>> get_row_plan(int64_t n) {
+  TORCH_CHECK(n % 16 == 0 && n / 16 <= kLaneMax, "complexext: no row plan of length ", n);
+  return cached<Plan<S>>(n, sizeof(S) == 8 ? 7 : 6, [](int64_t len) {
+    auto P = std::make_shared<Plan<S>>();
+    P->n = len;
+    fill_stockham(*P, len);
+    return std::shared_ptr<const Plan<S>>(P);
+  });
+}
+template std::shared_ptr<const Plan<float>> get_row_plan<float>(int64_t);
+template std::shared_ptr<const Plan<double>> get_row_plan<double>(int64_t);
+
 template <class S>
 std::shared_ptr<const Plan<S>> get_four_step_plan(int64_t n) {
   return cached<Plan<S>>(n, sizeof(S) == 8 ? 5 : 4, build_four_step<S>);

@@ -42,6 +42,12 @@ template <class S>
 std::shared_ptr<const Plan<S>> get_plan(int64_t n);
 template <class S>
 std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n);
+// A Stockham lane plan whatever the length (n = 16*m, m <= kLaneMax), for
+// the row kernels (lane_rowm.h), which read only its row fields (d.row:
+// the plan of m, and the twiddles), so that lengths past kLaneMax run one
+// row at a time where they can instead of four-step.
+template <class S>
+std::shared_ptr<const Plan<S>> get_row_plan(int64_t n);
 // A four-step plan whatever the length (n must have a divisor > 1 and no
 // prime factor above 13): for a few rows, where W lanes would mostly repeat
 // one row, the four-step split keeps every lane busy.
