@@ -47,6 +47,44 @@ static inline void transpose16_ps(vf* v) {
   for (int i = 0; i < 16; ++i) v[i] = (vf)_mm512_castsi512_ps(r[i]);
 }
 
+// ---- the steps every row kernel shares ------------------------------------
+// Where row r of J starts, in elements of the input and the output.
+CX_LANE_INLINE static void row_offsets(const cx_axis_job* J, cx_i64 r, cx_i64& io, cx_i64& oo) {
+  io = oo = 0;
+  for (int d = J->nd - 1; d >= 0; --d) {
+    const cx_i64 i = r % J->sizes[d];
+    r /= J->sizes[d];
+    io += i * J->in_strides[d];
+    oo += i * J->out_strides[d];
+  }
+}
+
+// v[c] *= (re, im)[16c .. 16c + 16) for 1 <= c < count (vector c, lane b
+// times w^(b*c); c = 0 is all ones).
+CX_LANE_INLINE static void row_twiddle(cx<vf>* v, cx_i64 count, const float* re, const float* im) {
+  for (cx_i64 c = 1; c < count; ++c) {
+    vf wr, wi;
+    __builtin_memcpy(&wr, re + 16 * c, sizeof(vf));
+    __builtin_memcpy(&wi, im + 16 * c, sizeof(vf));
+    v[c] = cx_mul(v[c], cx_make<vf>(wr, wi));
+  }
+}
+
+// The last step: out[0..16) from vectors c < cnt of v (lane b; the rest
+// taken as 0), transposed (vector b, lane c) and put through a DFT-16 down
+// the vectors: out[d], lane c = sum_b v[c] lane b * w16^(b*d).
+CX_LANE_INLINE static void row_last_step(const cx<vf>* v, int cnt, cx<vf>* out) {
+  vf re[16], im[16];
+  for (int i = 0; i < 16; ++i) {
+    re[i] = i < cnt ? v[i].re : (vf){};
+    im[i] = i < cnt ? v[i].im : (vf){};
+  }
+  transpose16_ps(re);
+  transpose16_ps(im);
+  for (int i = 0; i < 16; ++i) out[i] = cx_make<vf>(re[i], im[i]);
+  cx_dft16<vf, float>(out);
+}
+
 // The tables of one job, in vector layout; built once per call of the
 // kernel (a few hundred scalar moves).
 struct row256_tables {
@@ -96,21 +134,10 @@ struct row256_tables {
 // return v[d] lane c holds X[c + 16d].
 static inline void row256_fft(cx<vf>* v, const row256_tables& T) {
   cx_dft16<vf, float>(v);
-  for (int c = 1; c < 16; ++c) {
-    vf wr, wi;
-    __builtin_memcpy(&wr, T.twr[c], sizeof(vf));
-    __builtin_memcpy(&wi, T.twi[c], sizeof(vf));
-    v[c] = cx_mul(v[c], cx_make<vf>(wr, wi));
-  }
-  vf re[16], im[16];
-  for (int i = 0; i < 16; ++i) {
-    re[i] = v[i].re;
-    im[i] = v[i].im;
-  }
-  transpose16_ps(re);
-  transpose16_ps(im);
-  for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
-  cx_dft16<vf, float>(v);
+  row_twiddle(v, 16, &T.twr[0][0], &T.twi[0][0]);
+  cx<vf> a[16];
+  for (int i = 0; i < 16; ++i) a[i] = v[i];
+  row_last_step(a, 16, v);
 }
 
 // Loads a row's 256 pairs, conjugated (c2c inverse) and windowed as asked.
@@ -139,13 +166,8 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
   const int cin = c2c ? 2 : 1;
   const float sc = (float)J->scale;
   for (cx_i64 r = r0; r < r1; ++r) {
-    cx_i64 q = r, io = 0, oo = 0;
-    for (int d = J->nd - 1; d >= 0; --d) {
-      const cx_i64 i = q % J->sizes[d];
-      q /= J->sizes[d];
-      io += i * J->in_strides[d];
-      oo += i * J->out_strides[d];
-    }
+    cx_i64 io, oo;
+    row_offsets(J, r, io, oo);
     const Ti* x = in + io * cin;
     To* y = out + oo * 2;
     cx<vf> v[16];
@@ -223,13 +245,8 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
   const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
   const bool conj = J->conj_in != 0;
   for (cx_i64 r = r0; r < r1; ++r) {
-    cx_i64 q = r, io = 0, oo = 0;
-    for (int d = J->nd - 1; d >= 0; --d) {
-      const cx_i64 i = q % J->sizes[d];
-      q /= J->sizes[d];
-      io += i * J->in_strides[d];
-      oo += i * J->out_strides[d];
-    }
+    cx_i64 io, oo;
+    row_offsets(J, r, io, oo);
     const Ti* x = in + io * 2;
     To* y = out + oo * 2;
     cx<vf> e[16], o[16], a[32];
@@ -248,23 +265,10 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
       a[c] = e[c] + t;
       a[c + 16] = e[c] - t;
     }
-    for (int c = 1; c < 32; ++c) {
-      vf wr, wi;
-      __builtin_memcpy(&wr, T.twr[c], sizeof(vf));
-      __builtin_memcpy(&wi, T.twi[c], sizeof(vf));
-      a[c] = cx_mul(a[c], cx_make<vf>(wr, wi));
-    }
+    row_twiddle(a, 32, &T.twr[0][0], &T.twi[0][0]);
     for (int h = 0; h < 2; ++h) {
-      cx<vf>* v = a + 16 * h;
-      vf re[16], im[16];
-      for (int i = 0; i < 16; ++i) {
-        re[i] = v[i].re;
-        im[i] = v[i].im;
-      }
-      transpose16_ps(re);
-      transpose16_ps(im);
-      for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
-      cx_dft16<vf, float>(v);
+      cx<vf> v[16];
+      row_last_step(a + 16 * h, 16, v);
       for (int d = 0; d < 16; ++d)
         row_pairs<To>::store(y + 64 * d + 32 * h, cx_make<vf>(v[d].re * sc, v[d].im * si));
     }

@@ -57,11 +57,26 @@ static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
   return 0;
 }
 
+// The DFT of the row in A (element 16a + b in A[a], lane b; B the second
+// buffer): put(c0, cnt, v) receives each block, v[d] lane c holding
+// X[c0 + c + m*d] for c < cnt.
+template <class F>
+CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<vf>* B, F put) {
+  const cx_i64 m = p->row->n;
+  cx<vf>* R = stockham<vf, float>(p->row, A, B);
+  row_twiddle(R, m, p->row_re, p->row_im);
+  for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
+    const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
+    cx<vf> v[16];
+    row_last_step(R + c0, cnt, v);
+    put(c0, cnt, v);
+  }
+}
+
 template <class Ti, class To>
 static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0, cx_i64 r1,
                      void* scratch) {
-  const cx_plan_desc<float>* q = p->row;
-  const cx_i64 m = q->n, h = p->n;  // h = 16m complex values a row
+  const cx_i64 m = p->row->n, h = p->n;  // h = 16m complex values a row
   const bool c2c = J->kind == CX_C2C, conj = J->conj_in != 0;
   const float* win = (const float*)J->win_in;
   const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
@@ -71,13 +86,8 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   for (cx_i64 r = r0; r < r1; ++r) {
-    cx_i64 t = r, io = 0, oo = 0;
-    for (int d = J->nd - 1; d >= 0; --d) {
-      const cx_i64 i = t % J->sizes[d];
-      t /= J->sizes[d];
-      io += i * J->in_strides[d];
-      oo += i * J->out_strides[d];
-    }
+    cx_i64 io, oo;
+    row_offsets(J, r, io, oo);
     const Ti* x = (const Ti*)J->in + io * (c2c ? 2 : 1);
     To* y = (To*)J->out + oo * 2;
     for (cx_i64 a = 0; a < m; ++a) {
@@ -93,25 +103,7 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
       }
       A[a] = z;
     }
-    cx<vf>* R = stockham<vf, float>(q, A, B);
-    for (cx_i64 c = 1; c < m; ++c) {
-      vf wr, wi;
-      __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
-      __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
-      R[c] = cx_mul(R[c], cx_make<vf>(wr, wi));
-    }
-    for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
-      const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
-      vf re[16], im[16];
-      for (int i = 0; i < 16; ++i) {
-        re[i] = i < cnt ? R[c0 + i].re : (vf){};
-        im[i] = i < cnt ? R[c0 + i].im : (vf){};
-      }
-      transpose16_ps(re);
-      transpose16_ps(im);
-      cx<vf> v[16];
-      for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
-      cx_dft16<vf, float>(v);
+    rowm_dft(p, A, B, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
       if (c2c) {
         for (int d = 0; d < 16; ++d)
           row_pairs_masked<To>::store(y + 2 * (c0 + m * d), cx_make<vf>(v[d].re * sc, v[d].im * si),
@@ -120,7 +112,7 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
         for (int d = 0; d < 16; ++d)
           row_pairs_masked<float>::store((float*)(Z + c0 + m * d), v[d], cnt);
       }
-    }
+    });
     if (c2c) continue;
     // Even real: X[k] = half*((x + y) - i*w^k*(x - y)), x = Z[k], y =
     // conj Z[h-k]; k = 0 and k = h take Z[0] twice (real results).
@@ -147,8 +139,7 @@ CX_LANE_INLINE static vf row_reals(const float* p) { return (vf)_mm512_loadu_ps(
 template <class Ti, class To>
 static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0,
                           cx_i64 r1, void* scratch) {
-  const cx_plan_desc<float>* q = p->row;
-  const cx_i64 m = q->n, n = p->n, h = n / 2;
+  const cx_i64 m = p->row->n, n = p->n, h = n / 2;
   const float* win = (const float*)J->win_in;
   const float sc = (float)J->scale, half = 0.5f * sc;
   cx<vf>* A = (cx<vf>*)scratch;
@@ -160,13 +151,8 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
     const Ti* x[2];
     To* y[2];
     for (int j = 0; j < 2; ++j) {
-      cx_i64 t = r + j < r1 ? r + j : r, io = 0, oo = 0;
-      for (int d = J->nd - 1; d >= 0; --d) {
-        const cx_i64 i = t % J->sizes[d];
-        t /= J->sizes[d];
-        io += i * J->in_strides[d];
-        oo += i * J->out_strides[d];
-      }
+      cx_i64 io, oo;
+      row_offsets(J, r + j < r1 ? r + j : r, io, oo);
       x[j] = (const Ti*)J->in + io;
       y[j] = (To*)J->out + oo * 2;
     }
@@ -180,27 +166,9 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       }
       A[a] = cx_make<vf>(re, im);
     }
-    cx<vf>* R = stockham<vf, float>(q, A, B);
-    for (cx_i64 c = 1; c < m; ++c) {
-      vf wr, wi;
-      __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
-      __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
-      R[c] = cx_mul(R[c], cx_make<vf>(wr, wi));
-    }
-    for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
-      const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
-      vf re[16], im[16];
-      for (int i = 0; i < 16; ++i) {
-        re[i] = i < cnt ? R[c0 + i].re : (vf){};
-        im[i] = i < cnt ? R[c0 + i].im : (vf){};
-      }
-      transpose16_ps(re);
-      transpose16_ps(im);
-      cx<vf> v[16];
-      for (int i = 0; i < 16; ++i) v[i] = cx_make<vf>(re[i], im[i]);
-      cx_dft16<vf, float>(v);
+    rowm_dft(p, A, B, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
       for (int d = 0; d < 16; ++d) row_pairs_masked<float>::store((float*)(Z + c0 + m * d), v[d], cnt);
-    }
+    });
     // k = 0: x = Z[0], y = conj Z[0]
     st<float>(y[0], Z[0].re * sc);
     st<float>(y[0] + 1, 0.0f);
