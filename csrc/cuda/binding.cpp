@@ -46,8 +46,11 @@ struct Tables {
 };
 // (device index, fp64, n, real_even)
 using TableKey = std::tuple<int, bool, int64_t, bool>;
-std::mutex tables_mu;
-std::map<TableKey, Tables> tables_cache;
+// Never destroyed: destroying it at exit frees device memory and events
+// after the CUDA runtime has shut down, which aborted every process that
+// had run an FFT on a GPU (c10 throws from SetDevice in a destructor).
+std::mutex& tables_mu = *new std::mutex;
+std::map<TableKey, Tables>& tables_cache = *new std::map<TableKey, Tables>;
 
 struct CudaExec {
   const char* name;
