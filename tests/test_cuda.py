@@ -200,7 +200,15 @@ def test_convolution_and_stft_against_cpu(cdtype):
     x = rand((2, 8, 30, 17), cdtype, seed=10)
     w = (rand((6, 8, 3, 3), torch.complex128, seed=11) / 5).to(cdtype)
     ref = torch.nn.functional.conv2d(x.to(torch.complex128), w.to(torch.complex128), padding=1)
-    y = CF.conv2d(x.cuda(), w.cuda(), padding=1)
+    # complex64 runs as float32 convolutions, which use TF32 where torch's
+    # own would (torch.backends.cudnn.allow_tf32, on by default): checked at
+    # fp32 accuracy with TF32 off
+    tf32 = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        y = CF.conv2d(x.cuda(), w.cuda(), padding=1)
+    finally:
+        torch.backends.cudnn.allow_tf32 = tf32
     assert y.is_cuda and y.dtype == cdtype
     floor = rounding_floor(ref.numpy(), cdtype)
     bounds = {torch.complex32: 1.15 * floor, torch.complex64: 10 * floor, torch.complex128: 1e-13}
