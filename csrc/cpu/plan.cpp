@@ -53,25 +53,32 @@ void fill_stockham(Plan<S>& P, int64_t n) {
   P.d.tw = P.tw.data();
   P.d.roots = P.roots.data();
   P.d.work = n;
-  // The row kernels (lane_rowm.h) split n = 16*m as m vectors of 16.
-  if (n % 16 == 0 && n >= 256) {
-    const int64_t m = n / 16;
-    auto row = std::make_shared<Plan<S>>();
-    row->n = m;
-    fill_stockham(*row, m);
-    P.row = row;
-    P.row_re.resize(n);
-    P.row_im.resize(n);
-    for (int64_t c = 0; c < m; ++c)
-      for (int64_t b = 0; b < 16; ++b) {
-        const cx<double> w = root(b * c, n);
-        P.row_re[c * 16 + b] = (S)w.re;
-        P.row_im[c * 16 + b] = (S)w.im;
-      }
-    P.d.row = &row->d;
-    P.d.row_re = P.row_re.data();
-    P.d.row_im = P.row_im.data();
-  }
+}
+
+// The row kernels' fields (lane_rowm.h split n = 16*m as m vectors of 16):
+// the Stockham plan of m and the [m][16] twiddles. Only on the fp32 plans
+// that jobs use directly (not on Bluestein's inner plan nor on the plan of
+// m itself), as the row kernels compute in fp32 only.
+template <class S>
+void fill_row(Plan<S>& P) {
+  const int64_t n = P.d.n;
+  if (sizeof(S) != 4 || P.d.bluestein || n % 16 != 0 || n < 256) return;
+  const int64_t m = n / 16;
+  auto row = std::make_shared<Plan<S>>();
+  row->n = m;
+  fill_stockham(*row, m);
+  P.row = row;
+  P.row_re.resize(n);
+  P.row_im.resize(n);
+  for (int64_t c = 0; c < m; ++c)
+    for (int64_t b = 0; b < 16; ++b) {
+      const cx<double> w = root(b * c, n);
+      P.row_re[c * 16 + b] = (S)w.re;
+      P.row_im[c * 16 + b] = (S)w.im;
+    }
+  P.d.row = &row->d;
+  P.d.row_re = P.row_re.data();
+  P.d.row_im = P.row_im.data();
 }
 
 // Bluestein: X[j] = c[j] * sum_k (x[k] c[k]) conj(c[j-k]), c[k] = exp(-i pi k^2 / n),
@@ -159,8 +166,12 @@ std::shared_ptr<const Plan<S>> build(int64_t n) {
   int radices[CX_MAX_PASSES];
   const bool smooth = cx_factorize(n, radices) > 0 || n == 1;
   if (n <= kLaneMax) {
-    if (smooth) fill_stockham(*P, n);
-    else fill_bluestein(*P, n);
+    if (smooth) {
+      fill_stockham(*P, n);
+      fill_row(*P);
+    } else {
+      fill_bluestein(*P, n);
+    }
   } else {
     P->large = true;
     if (smooth) fill_four_step(*P, n);
@@ -268,6 +279,7 @@ std::shared_ptr<const Plan<S>> get_row_plan(int64_t n) {
     auto P = std::make_shared<Plan<S>>();
     P->n = len;
     fill_stockham(*P, len);
+    fill_row(*P);
     return std::shared_ptr<const Plan<S>>(P);
   });
 }
