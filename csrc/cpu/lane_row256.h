@@ -72,7 +72,8 @@ CX_LANE_INLINE static void row_twiddle(cx<vf>* v, cx_i64 count, const float* re,
 
 // The last step: out[0..16) from vectors c < cnt of v (lane b; the rest
 // taken as 0), transposed (vector b, lane c) and put through a DFT-16 down
-// the vectors: out[d], lane c = sum_b v[c] lane b * w16^(b*d).
+// the vectors: out[d], lane c = sum_b v[c] lane b * w16^(b*d). v is read
+// whole before out is written, so out may be v.
 CX_LANE_INLINE static void row_last_step(const cx<vf>* v, int cnt, cx<vf>* out) {
   vf re[16], im[16];
   for (int i = 0; i < 16; ++i) {
@@ -85,6 +86,13 @@ CX_LANE_INLINE static void row_last_step(const cx<vf>* v, int cnt, cx<vf>* out) 
   cx_dft16<vf, float>(out);
 }
 
+// What every row kernel needs of a job: fp32 compute, unit strides, no
+// four-step twiddle and no output window.
+static inline bool row_job_shape(const cx_axis_job* J) {
+  return !J->large_fft && !J->row_tw && !J->win_out && J->in_stride == 1 && J->out_stride == 1 &&
+         J->in_type != CX_F64 && J->out_type != CX_F64;
+}
+
 // The tables of one job, in vector layout; built once per call of the
 // kernel (a few hundred scalar moves).
 struct row256_tables {
@@ -93,10 +101,8 @@ struct row256_tables {
   alignas(64) float win_re[16][16], win_im[16][16];  // window at the pairs' two scalars
   // False unless J is a job this kernel does: fp32 compute, a plan of two
   // radix-16 passes (n = 256), unit strides, every output written.
-  bool init(const cx_axis_job* J) {
-    if (J->large_fft || J->row_tw || J->win_out || J->in_stride != 1 || J->out_stride != 1)
-      return false;
-    if (J->in_type == CX_F64 || J->out_type == CX_F64) return false;
+  static bool accepts(const cx_axis_job* J) {
+    if (!row_job_shape(J)) return false;
     const bool c2c = J->kind == CX_C2C && J->n == 256 && J->out_len == 256;
     const bool r2c = J->kind == CX_R2C && J->n == 512 && J->out_len == 257;
     if ((!c2c && !r2c) || J->in_len != J->n) return false;
@@ -104,7 +110,13 @@ struct row256_tables {
     if (p->bluestein || p->n != 256 || p->npasses != 2) return false;
     const cx_pass& a = p->passes[0];
     const cx_pass& b = p->passes[1];
-    if (a.radix != 16 || a.ns != 1 || b.radix != 16 || b.ns != 16) return false;
+    return a.radix == 16 && a.ns == 1 && b.radix == 16 && b.ns == 16;
+  }
+  bool init(const cx_axis_job* J) {
+    if (!accepts(J)) return false;
+    const bool c2c = J->kind == CX_C2C;
+    const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
+    const cx_pass& b = p->passes[1];
     // pass b, step k: input r is multiplied by tw[k*15 + r - 1] = w256^(r*k)
     const cx<float>* tw = p->tw + b.tw;
     for (int c = 0; c < 16; ++c)
@@ -112,7 +124,7 @@ struct row256_tables {
         twr[c][l] = c ? tw[l * 15 + c - 1].re : 1.0f;
         twi[c][l] = c ? tw[l * 15 + c - 1].im : 0.0f;
       }
-    if (r2c) {
+    if (!c2c) {
       const cx<float>* w = (const cx<float>*)J->rtw;
       for (int k = 0; k < 256; ++k) {
         rwr[k >> 4][k & 15] = w[k].re;
@@ -135,9 +147,7 @@ struct row256_tables {
 static inline void row256_fft(cx<vf>* v, const row256_tables& T) {
   cx_dft16<vf, float>(v);
   row_twiddle(v, 16, &T.twr[0][0], &T.twi[0][0]);
-  cx<vf> a[16];
-  for (int i = 0; i < 16; ++i) a[i] = v[i];
-  row_last_step(a, 16, v);
+  row_last_step(v, 16, v);
 }
 
 // Loads a row's 256 pairs, conjugated (c2c inverse) and windowed as asked.
@@ -214,15 +224,17 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
 struct row512_tables {
   alignas(64) float twr[32][16], twi[32][16];  // [c][b] w512^(b*c)
   float hr[16], hi[16];                        // w512^(16c), c < 16
-  bool init(const cx_axis_job* J) {
-    if (J->large_fft || J->row_tw || J->win_out || J->win_in || J->in_stride != 1 ||
-        J->out_stride != 1 || J->in_type == CX_F64 || J->out_type == CX_F64)
-      return false;
+  static bool accepts(const cx_axis_job* J) {
+    if (!row_job_shape(J) || J->win_in) return false;
     if (J->kind != CX_C2C || J->n != 512 || J->in_len != 512 || J->out_len != 512) return false;
     const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
     if (p->bluestein || p->n != 512 || p->npasses != 3) return false;
+    return p->passes[2].radix == 2 && p->passes[2].ns == 256;
+  }
+  bool init(const cx_axis_job* J) {
+    if (!accepts(J)) return false;
+    const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
     const cx_pass& last = p->passes[2];
-    if (last.radix != 2 || last.ns != 256) return false;
     const cx<float>* w = p->tw + last.tw;  // w[k] = w512^k, k < 256
     for (int c = 0; c < 32; ++c)
       for (int b = 0; b < 16; ++b) {
@@ -297,9 +309,7 @@ static bool row256_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1) {
   return true;
 }
 static bool row256_takes(const cx_axis_job* J) {
-  row512_tables A;
-  row256_tables B;
-  return A.init(J) || B.init(J);
+  return row512_tables::accepts(J) || row256_tables::accepts(J);
 }
 #else
 static bool row256_takes(const cx_axis_job*) { return false; }

@@ -46,9 +46,7 @@ template <> struct row_pairs_masked<float> {
 // The plan of J if this kernel takes J, else 0: fp32 compute, unit
 // strides, no four-step twiddle or output window, every output written.
 static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
-  if (J->large_fft || J->row_tw || J->win_out || J->in_stride != 1 || J->out_stride != 1)
-    return 0;
-  if (J->in_type == CX_F64 || J->out_type == CX_F64) return 0;
+  if (!row_job_shape(J)) return 0;
   const cx_plan_desc<float>* p = (const cx_plan_desc<float>*)J->plan;
   if (p->bluestein || !p->row || J->in_len != J->n) return 0;
   if (J->kind == CX_C2C && p->n == J->n && J->out_len == J->n) return p;
@@ -205,9 +203,8 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
 // Whether rowm_job takes J (plan_pair first, as there).
 static bool rowm_pair_plan(const cx_axis_job* J) {
   const cx_plan_desc<float>* pp = (const cx_plan_desc<float>*)J->plan_pair;
-  return pp && !J->large_fft && !J->win_out && J->in_stride == 1 && J->out_stride == 1 &&
-         J->kind == CX_R2C && pp->row && pp->n == J->n && J->in_len == J->n &&
-         J->out_len == J->n / 2 + 1 && J->in_type != CX_F64 && J->out_type != CX_F64;
+  return pp && row_job_shape(J) && J->kind == CX_R2C && pp->row && pp->n == J->n &&
+         J->in_len == J->n && J->out_len == J->n / 2 + 1;
 }
 
 // Runs rows [r0, r1) of J here if it is a job for this kernel.
