@@ -23,59 +23,51 @@ def _bound(name, value):
     return value
 
 
-class PlanCache:
-    """The FFT plan cache: ``size`` (read-only), ``max_size``, ``clear()``."""
+class _BoundedCache:
+    """A cache behind the ops ``<prefix>_size``, ``<prefix>_max_size``,
+    ``<prefix>_set_max_size`` and ``<prefix>_clear``: ``size`` (read-only),
+    ``max_size`` (settable, an int >= 0), ``clear()``."""
+
+    _prefix = ""  # set by each subclass
 
     @property
     def size(self):
-        """How many plans are cached now."""
-        return ops.plan_cache_size()
+        return getattr(ops, f"{self._prefix}_size")()
 
     @property
     def max_size(self):
-        """The most plans kept; the least recently used one goes first."""
-        return ops.plan_cache_max_size()
+        return getattr(ops, f"{self._prefix}_max_size")()
 
     @max_size.setter
     def max_size(self, value):
-        ops.plan_cache_set_max_size(_bound("plan_cache.max_size", value))
+        getattr(ops, f"{self._prefix}_set_max_size")(_bound(f"{self._prefix}.max_size", value))
 
     def clear(self):
-        """Drops every cached plan."""
-        ops.plan_cache_clear()
+        getattr(ops, f"{self._prefix}_clear")()
 
     def __repr__(self):
-        return f"PlanCache(size={self.size}, max_size={self.max_size})"
+        return f"{type(self).__name__}(size={self.size}, max_size={self.max_size})"
+
+
+class PlanCache(_BoundedCache):
+    """The FFT plan cache. ``size``: how many plans are cached now;
+    ``max_size``: the most plans kept, the least recently used one going
+    first; ``clear()`` drops every cached plan."""
+
+    _prefix = "plan_cache"
 
 
 plan_cache = PlanCache()
 
 
-class OutputCache:
-    """Freed CPU output memory kept for reuse: ``size`` (bytes held now,
-    read-only), ``max_size`` (bytes), ``clear()``."""
+class OutputCache(_BoundedCache):
+    """Freed CPU output memory kept for reuse. ``size``: bytes of freed
+    output memory held now; ``max_size``: the most bytes kept, the least
+    recently freed block going first (0 keeps nothing: every output is
+    fresh memory); ``clear()`` gives every held block back to the operating
+    system."""
 
-    @property
-    def size(self):
-        """Bytes of freed output memory held now."""
-        return ops.output_cache_size()
-
-    @property
-    def max_size(self):
-        """The most bytes kept; the least recently freed block goes first.
-        0 keeps nothing (every output is fresh memory)."""
-        return ops.output_cache_max_size()
-
-    @max_size.setter
-    def max_size(self, value):
-        ops.output_cache_set_max_size(_bound("output_cache.max_size", value))
-
-    def clear(self):
-        """Gives every held block back to the operating system."""
-        ops.output_cache_clear()
-
-    def __repr__(self):
-        return f"OutputCache(size={self.size}, max_size={self.max_size})"
+    _prefix = "output_cache"
 
 
 output_cache = OutputCache()
