@@ -1,8 +1,8 @@
 """MPS kernels of complexext::stft and complexext::istft.
 
-stft: frame t of batch b is a strided view of the padded signal (no copy),
-transformed by the FFT kernels with the window applied as each element is
-loaded; the bins go straight to out[b, :, t].
+stft: frame t of batch b is a strided view of the signal (padded first by
+one gather when pad > 0), transformed by the FFT kernels with the window
+applied as each element is loaded; the bins go straight to out[b, :, t].
 
 istft: each frame's inverse DFT (c2r for onesided) is multiplied by the
 window as it is stored into an fp32 frame buffer, then cx_ola_* gathers,
@@ -17,6 +17,7 @@ from . import _metal_fft as F
 from . import _metal_launch as L
 from . import _metal_lib
 from ._metal_ops import check_dtype
+from ._stft_autograd import pad_signal
 from ._stft_registrations import _istft_fake, _stft_fake
 
 
@@ -26,12 +27,14 @@ def _same_device(name, x, window):
                            f"({x.device}), got {window.device}")
 
 
-def stft(x, window, n_fft, hop, normalization, onesided):
+def stft(x, window, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
     check_dtype("stft", x, window)
     _same_device("stft", x, window)
-    out = _stft_fake(x, window, n_fft, hop, normalization, onesided)  # the checks, the output
+    # the checks, the output
+    out = _stft_fake(x, window, n_fft, hop, normalization, onesided, pad, pad_mode)
     if out.numel() == 0:
         return out
+    x = pad_signal(x, pad, pad_mode)  # one gather on the device
     B, bins, T = out.shape
     kind = F.COMPLEX if x.is_complex() else F.REAL
     src = F.pairs(x)

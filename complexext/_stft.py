@@ -2,10 +2,11 @@
 signatures and semantics over the fused primitives.
 
 Argument handling lives here: defaults, the window (ones when None, padded
-centrally from win_length to n_fft), centre padding in the input's own dtype,
-onesided and return_complex rules, unbatched input, and the checks, each
-error message starting with the function's name. The frames are never made:
-the stft primitive reads them in place from the (padded) signal.
+centrally from win_length to n_fft), onesided and return_complex rules,
+unbatched input, and the checks, each error message starting with the
+function's name. Neither the frames nor the centre-padded signal are made:
+the stft primitive reads the frames in place from the signal and pads the
+few that reach past its ends.
 """
 import operator
 
@@ -83,10 +84,9 @@ def _signal(fname, x, kinds, dims):
                          f"(unbatched or batched), got shape {tuple(x.shape)}")
 
 
-def _pad(x, pad, mode):
-    """x (B, L) padded by `pad` samples at both ends, in x's dtype: torch's F.pad
-    values, assembled by one cat of the signal and its two edge pieces (torch's
-    reflect kernel is several times slower on float16 and has no complex32)."""
+def _check_pad(x, pad, mode):
+    """The centre padding's checks, in the words of the front end (the op
+    repeats them in its own)."""
     length = x.shape[1]
     if mode not in _PAD_MODES:
         raise ValueError(f"stft: pad_mode must be one of {', '.join(_PAD_MODES)}, got {mode!r}")
@@ -98,19 +98,6 @@ def _pad(x, pad, mode):
                          f"that many samples, got {length}")
     if mode == "replicate" and length == 0:
         raise ValueError("stft: cannot replicate-pad an empty signal")
-    if pad == 0:
-        return x
-    if mode == "constant":
-        return torch.constant_pad_nd(x, [pad, pad])
-    if mode == "reflect":  # x[pad], ..., x[1] | x | x[L-2], ..., x[L-1-pad]
-        left = x.index_select(1, torch.arange(pad, 0, -1, device=x.device))
-        right = x.index_select(1, torch.arange(length - 2, length - 2 - pad, -1,
-                                               device=x.device))
-    elif mode == "replicate":
-        left, right = x[:, :1].expand(-1, pad), x[:, length - 1:].expand(-1, pad)
-    else:  # circular
-        left, right = x[:, length - pad:], x[:, :pad]
-    return torch.cat([left, x, right], 1)
 
 
 def _checked(fname, inp, out, advice):
@@ -147,12 +134,15 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise ValueError("stft: onesided=True needs a real input; the input is complex")
     w = _window("stft", window, n_fft, win_length, input)
     x = input if input.dim() == 2 else input.unsqueeze(0)
+    pad = n_fft // 2 if center else 0
     if center:
-        x = _pad(x, n_fft // 2, pad_mode)
-    if not 1 <= n_fft <= x.shape[1]:
-        raise ValueError(f"stft: expected 0 < n_fft <= {x.shape[1]} (the signal length"
+        _check_pad(x, pad, pad_mode)
+    if not 1 <= n_fft <= x.shape[1] + 2 * pad:
+        raise ValueError(f"stft: expected 0 < n_fft <= {x.shape[1] + 2 * pad} (the signal length"
                          f"{' after centre padding' if center else ''}), got n_fft = {n_fft}")
-    y = ad.stft(x, w, n_fft, hop, 1 if normalized else 0, bool(onesided))
+    # the op pads as it reads the frames: no padded copy of the signal is made
+    y = ad.stft(x, w, n_fft, hop, 1 if normalized else 0, bool(onesided), pad,
+                pad_mode if pad else "constant")
     _checked("stft", input, y, "use normalized=True, a smaller signal or a float32 input")
     return y if input.dim() == 2 else y.squeeze(0)
 

@@ -1,15 +1,17 @@
 """Differentiation of the fused stft and istft primitives.
 
-Notation: x (B, L) the padded signal, w (n,) the real window, hop the hop
-length, F the frame operator F(x)[b, t, k] = x[b, t*hop + k] (x.unfold) and
-F^T its adjoint, the overlap-add (fold: col2im, deterministic on CPU).
+Notation: x (B, L) the signal, P the centre padding (pad samples at both
+ends in pad_mode: a linear map that copies samples or puts zeros) and P^T
+its adjoint, w (n,) the real window, hop the hop length, F the frame
+operator F(x)[b, t, k] = x[b, t*hop + k] (x.unfold) and F^T its adjoint, the
+overlap-add (fold: col2im, deterministic on CPU).
 
-STFT: S = D(w * F(x)), transposed to (B, freq, T); D the per-frame DFT
+STFT: S = D(w * F(P(x))), transposed to (B, freq, T); D the per-frame DFT
 (onesided r2c for a real signal, c2c otherwise), scale 1 or 1/sqrt(n).
 It is complex-bilinear in (x, w), so with H = D^H(g^T) (real part for a
 real signal; for the onesided r2c, a c2r of g with interior bins halved):
 
-    grad_x = F^T(w * H)    grad_w = Re sum_{b,t} conj(F(x)) * H
+    grad_x = P^T(F^T(w * H))    grad_w = Re sum_{b,t} conj(F(P(x))) * H
     jvp    = stft(tx, w) + stft(x, tw)
 
 ISTFT: y = N / E on the returned samples [start, start + length), with
@@ -37,11 +39,11 @@ _WIDE = {torch.complex32: torch.complex64, torch.float16: torch.float32,
          torch.bfloat16: torch.float32}
 
 
-def stft(x, w, n_fft, hop, normalization, onesided):
+def stft(x, w, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
     """Differentiable complexext::stft."""
     if _function_needed():
-        return STFT.apply(x, w, n_fft, hop, normalization, onesided)
-    return ops.stft(x, w, n_fft, hop, normalization, onesided)
+        return STFT.apply(x, w, n_fft, hop, normalization, onesided, pad, pad_mode)
+    return ops.stft(x, w, n_fft, hop, normalization, onesided, pad, pad_mode)
 
 
 def istft(X, w, n_fft, hop, normalization, onesided, start, length):
@@ -49,6 +51,43 @@ def istft(X, w, n_fft, hop, normalization, onesided, start, length):
     if _function_needed():
         return ISTFT.apply(X, w, n_fft, hop, normalization, onesided, start, length)
     return ops.istft(X, w, n_fft, hop, normalization, onesided, start, length)
+
+
+def _edge_sources(length, pad, mode, device):
+    """The signal's samples that the 2*pad padded samples copy, left end then
+    right end (stft_pad_source in stft_args.h); mode is not "constant"."""
+    i = torch.cat([torch.arange(-pad, 0, device=device),
+                   torch.arange(length, length + pad, device=device)])
+    if mode == "reflect":
+        return torch.where(i < 0, -i, 2 * (length - 1) - i)
+    if mode == "replicate":
+        return i.clamp(0, length - 1)
+    return torch.where(i < 0, i + length, i - length)  # circular
+
+
+def pad_signal(x, pad, mode):
+    """P: x (B, L) padded by `pad` samples at both ends, torch's F.pad values
+    in x's dtype (float16 and complex32 included): one cat of the signal and
+    its two edge pieces (torch's reflect kernel is several times slower on
+    float16 and has no complex32, a gather of the whole signal slower still)."""
+    if pad == 0:
+        return x
+    if mode == "constant":
+        return torch.constant_pad_nd(x, [pad, pad])
+    edges = x.index_select(1, _edge_sources(x.shape[1], pad, mode, x.device))
+    return torch.cat([edges[:, :pad], x, edges[:, pad:]], 1)
+
+
+def unpad_adjoint(g, pad, mode, length):
+    """P^T: the gradient of the signal from that of the padded signal g (B,
+    length + 2*pad); each padded sample's gradient goes to the sample it copies."""
+    if pad == 0:
+        return g
+    mid = g.narrow(1, pad, length)
+    if mode == "constant":
+        return mid
+    edges = torch.cat([g[:, :pad], g[:, pad + length:]], 1)
+    return mid.index_add(1, _edge_sources(length, pad, mode, g.device), edges)
 
 
 def _wide(t):
@@ -134,15 +173,17 @@ def stft_setup(ctx, inputs, output):
 
 def stft_backward(ctx, g):
     x, w = ctx.saved_tensors
-    n_fft, hop, normalization, onesided = ctx.args
+    n_fft, hop, normalization, onesided, pad, mode = ctx.args
     h = _adjoint_dft(_wide(g), n_fft, normalization, onesided, not x.is_complex())
     gx = gw = None
+    length = x.shape[1]
     if ctx.needs_input_grad[0]:
-        gx = overlap_add(h * _wide(w), hop, x.shape[1]).to(x.dtype)
+        gp = overlap_add(h * _wide(w), hop, length + 2 * pad)
+        gx = unpad_adjoint(gp, pad, mode, length).to(x.dtype)
     if ctx.needs_input_grad[1]:
-        frames = _conj(_wide(x).unfold(-1, n_fft, hop))
+        frames = _conj(pad_signal(_wide(x), pad, mode).unfold(-1, n_fft, hop))
         gw = torch.real(frames * h).sum((0, 1)).to(w.dtype)
-    return gx, gw, None, None, None, None
+    return gx, gw, None, None, None, None, None, None
 
 
 def stft_jvp(ctx, tx, tw, *_):
@@ -225,8 +266,8 @@ class STFT(torch.autograd.Function):
     jvp = staticmethod(stft_jvp)
 
     @staticmethod
-    def forward(x, w, n_fft, hop, normalization, onesided):
-        return ops.stft(x, w, n_fft, hop, normalization, onesided)
+    def forward(x, w, n_fft, hop, normalization, onesided, pad, pad_mode):
+        return ops.stft(x, w, n_fft, hop, normalization, onesided, pad, pad_mode)
 
     @staticmethod
     def vmap(info, in_dims, *args):

@@ -30,8 +30,27 @@ def _check_common(name, n_fft, hop):
     torch._check(hop >= 1, lambda: f"{name}: hop_length must be >= 1, got {hop}")
 
 
+PAD_MODES = ("reflect", "constant", "replicate", "circular")
+
+
+def check_pad(length, pad, mode):
+    """The op's checks of centre padding (stft_args.h)."""
+    torch._check(mode in PAD_MODES,
+                 lambda: f"stft: pad_mode must be one of {', '.join(PAD_MODES)}, got '{mode}'")
+    torch._check(pad >= 0, lambda: f"stft: pad must be >= 0, got {pad}")
+    if pad > 0:
+        torch._check(mode != "reflect" or pad < length,
+                     lambda: f"stft: reflect padding of {pad} samples needs a signal longer "
+                             f"than that, got {length} samples")
+        torch._check(mode != "circular" or pad <= length,
+                     lambda: f"stft: circular padding of {pad} samples needs at least that "
+                             f"many samples, got {length}")
+        torch._check(mode != "replicate" or length > 0,
+                     lambda: "stft: cannot replicate-pad an empty signal")
+
+
 @torch.library.register_fake("complexext::stft")
-def _stft_fake(x, window, n_fft, hop, normalization, onesided):
+def _stft_fake(x, window, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
     torch._check(x.dim() == 2,
                  lambda: f"stft: expected a (batch, time) signal, got shape {tuple(x.shape)}")
     torch._check(x.dtype in _TO_COMPLEX or x.dtype in _TO_REAL,
@@ -39,7 +58,8 @@ def _stft_fake(x, window, n_fft, hop, normalization, onesided):
     _check_common("stft", n_fft, hop)
     torch._check(normalization in (0, 1), lambda: "stft: normalization must be 0 or 1")
     torch._check(not (onesided and x.is_complex()), lambda: "stft: onesided needs a real signal")
-    length = x.shape[1]
+    check_pad(x.shape[1], pad, pad_mode)
+    length = x.shape[1] + 2 * pad
     torch._check(length >= n_fft, lambda: f"stft: the signal ({length} samples after padding) "
                                           f"is shorter than n_fft = {n_fft}")
     _check_window("stft", window, n_fft, x)
@@ -74,11 +94,19 @@ torch.library.register_vmap(
     "complexext::istft", lambda info, in_dims, *args: ad.batched(ops.istft, info, in_dims, *args))
 
 
+# The schemas' trailing arguments with defaults (stft: pad, pad_mode), which
+# a call may leave out: rest[nargs:] of the full list.
+_DEFAULTS = {"stft": (4, (0, "constant")), "istft": (6, ())}
+
+
 def _autograd_kernel(name, fn):
     """Below autograd when no gradient and no forward-mode tangent is asked
     for; the autograd.Function otherwise. (torch.library.register_autograd
     would give backward only and drop forward-mode tangents silently.)"""
+    nargs, defaults = _DEFAULTS[name]
+
     def kernel(x, window, *rest):
+        rest = rest + defaults[len(rest) - nargs:]
         tangent = any(fwAD.unpack_dual(t).tangent is not None for t in (x, window))
         grad = torch.is_grad_enabled() and (x.requires_grad or window.requires_grad)
         if not tangent and not grad:

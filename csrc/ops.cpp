@@ -43,11 +43,13 @@ TORCH_LIBRARY(complexext, m) {
         "bool real_weight, int[] stride, int[] padding, int[] dilation, bool transposed, "
         "int[] output_padding, int groups) -> Tensor");
 
-  // Fused STFT of a (batch, time) signal, already padded: frames of n_fft
-  // every hop_length samples, windowed on the load; out (batch, freq,
-  // frames). normalization: 0 none, 1 by 1/sqrt(n_fft).
+  // Fused STFT of a (batch, time) signal padded by `pad` samples at both
+  // ends in pad_mode (constant, reflect, replicate, circular: torch's
+  // F.pad values; the padded signal is never made): frames of n_fft every
+  // hop_length samples, windowed on the load; out (batch, freq, frames).
+  // normalization: 0 none, 1 by 1/sqrt(n_fft).
   m.def("stft(Tensor self, Tensor window, int n_fft, int hop_length, int normalization, "
-        "bool onesided) -> Tensor");
+        "bool onesided, int pad=0, str pad_mode=\"constant\") -> Tensor");
   // Fused ISTFT of a (batch, freq, frames) spectrum: inverse DFT of each
   // frame (c2r if onesided), windowed on the store, overlap-added and
   // divided by the window envelope; returns samples [start, start+length)

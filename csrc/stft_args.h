@@ -15,8 +15,52 @@ struct StftShape {
   int64_t F;  // bins
 };
 
+// Centre padding, as torch.nn.functional.pad names its modes.
+enum StftPad { kPadConstant = 0, kPadReflect, kPadReplicate, kPadCircular };
+
+inline int stft_pad_mode(c10::string_view mode) {
+  if (mode == "constant") return kPadConstant;
+  if (mode == "reflect") return kPadReflect;
+  if (mode == "replicate") return kPadReplicate;
+  if (mode == "circular") return kPadCircular;
+  TORCH_CHECK(false, "stft: pad_mode must be one of reflect, constant, replicate, circular, got '",
+              std::string(mode.data(), mode.size()), "'");
+}
+
+// The sample of a length-L signal at position s of the signal padded by
+// `pad` at both ends (0 <= s < L + 2*pad), or -1 for a zero (constant).
+// Valid for the pads check_stft accepts.
+inline int64_t stft_pad_source(int64_t s, int64_t L, int64_t pad, int mode) {
+  const int64_t i = s - pad;
+  if (i >= 0 && i < L) return i;
+  switch (mode) {
+    case kPadReflect: return i < 0 ? -i : 2 * (L - 1) - i;
+    case kPadReplicate: return i < 0 ? 0 : L - 1;
+    case kPadCircular: return i < 0 ? i + L : i - L;
+    default: return -1;
+  }
+}
+
+// The signal padded by `pad` samples at both ends (torch's F.pad values),
+// in the signal's dtype: one cat of the signal and its two edge pieces.
+inline at::Tensor stft_pad_signal(const at::Tensor& self, int64_t pad, int mode) {
+  if (pad == 0) return self;
+  if (mode == kPadConstant) return at::constant_pad_nd(self, {pad, pad});
+  const int64_t L = self.size(1);
+  at::Tensor idx = at::empty({2 * pad}, at::TensorOptions().dtype(at::kLong));
+  int64_t* p = idx.mutable_data_ptr<int64_t>();
+  for (int64_t j = 0; j < pad; ++j) {
+    p[j] = stft_pad_source(j, L, pad, mode);
+    p[pad + j] = stft_pad_source(pad + L + j, L, pad, mode);
+  }
+  const at::Tensor edges = self.index_select(1, idx.to(self.device()));
+  return at::cat({edges.narrow(1, 0, pad), self, edges.narrow(1, pad, pad)}, 1);
+}
+
+// The checks of an stft of self padded by `pad` at both ends in `mode`
+// (stft_pad_mode), and the output geometry.
 inline StftShape check_stft(const at::Tensor& self, int64_t n_fft, int64_t hop,
-                            int64_t normalization, bool onesided) {
+                            int64_t normalization, bool onesided, int64_t pad, int mode) {
   TORCH_CHECK(self.dim() == 2, "stft: expected a (batch, time) signal, got shape ", self.sizes());
   const auto t = self.scalar_type();
   TORCH_CHECK(t == at::kHalf || t == at::kFloat || t == at::kDouble || self.is_complex(),
@@ -25,10 +69,18 @@ inline StftShape check_stft(const at::Tensor& self, int64_t n_fft, int64_t hop,
   TORCH_CHECK(hop >= 1, "stft: hop_length must be >= 1, got ", hop);
   TORCH_CHECK(normalization == 0 || normalization == 1, "stft: normalization must be 0 or 1");
   TORCH_CHECK(!(onesided && self.is_complex()), "stft: onesided needs a real signal");
+  TORCH_CHECK(pad >= 0, "stft: pad must be >= 0, got ", pad);
   const int64_t L = self.size(1);
-  TORCH_CHECK(L >= n_fft, "stft: the signal (", L, " samples after padding) is shorter than ",
-              "n_fft = ", n_fft);
-  return {1 + (L - n_fft) / hop, onesided ? n_fft / 2 + 1 : n_fft};
+  if (pad > 0) {
+    TORCH_CHECK(mode != kPadReflect || pad < L, "stft: reflect padding of ", pad,
+                " samples needs a signal longer than that, got ", L, " samples");
+    TORCH_CHECK(mode != kPadCircular || pad <= L, "stft: circular padding of ", pad,
+                " samples needs at least that many samples, got ", L);
+    TORCH_CHECK(mode != kPadReplicate || L > 0, "stft: cannot replicate-pad an empty signal");
+  }
+  TORCH_CHECK(L + 2 * pad >= n_fft, "stft: the signal (", L + 2 * pad,
+              " samples after padding) is shorter than n_fft = ", n_fft);
+  return {1 + (L + 2 * pad - n_fft) / hop, onesided ? n_fft / 2 + 1 : n_fft};
 }
 
 // The stft output: (B, F, T) with torch.stft's strides (F*T, 1, F), the

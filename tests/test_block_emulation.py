@@ -153,15 +153,16 @@ def test_gpu_stft_istft(n_fft, hop, cdtype, smem):
     x = data((2, 3000), REAL[cdtype], n_fft)
     win = torch.hann_window(n_fft, dtype=torch.float64) + 0.1
     xn, wn = to_numpy(x), win.numpy()
-    fr = frames_ref(xn, wn.astype(np.float32) if cdtype != torch.complex128 else wn, n_fft, hop)
-    for onesided in (True, False):
-        got = ops._gpu_emulated_stft(x, win, n_fft, hop, 1, onesided, smem, 16, 1)
+    wn = wn.astype(np.float32) if cdtype != torch.complex128 else wn
+    p = n_fft // 2
+    for onesided, pad, mode in ((True, p, "reflect"), (False, 0, "constant")):
+        got = ops._gpu_emulated_stft(x, win, n_fft, hop, 1, onesided, pad, mode, smem, 16, 1)
+        fr = frames_ref(np.pad(xn, ((0, 0), (pad, pad)), mode=mode), wn, n_fft, hop)
         ref = (np.fft.rfft if onesided else np.fft.fft)(fr, axis=-1, norm="ortho")
         check(got, ref.transpose(0, 2, 1), cdtype)
     xc = data((2, 3000), cdtype, n_fft + 1)
-    got = ops._gpu_emulated_stft(xc, win, n_fft, hop, 0, False, smem, 16, 2)
-    frc = frames_ref(to_numpy(xc), wn.astype(np.float32) if cdtype != torch.complex128 else wn,
-                     n_fft, hop)
+    got = ops._gpu_emulated_stft(xc, win, n_fft, hop, 0, False, p, "circular", smem, 16, 2)
+    frc = frames_ref(np.pad(to_numpy(xc), ((0, 0), (p, p)), mode="wrap"), wn, n_fft, hop)
     check(got, np.fft.fft(frc, axis=-1).transpose(0, 2, 1), cdtype)
     # istft: frames' inverse DFTs, windowed, overlap-added, over the envelope.
     T = 1 + (3000 - n_fft) // hop

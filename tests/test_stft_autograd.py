@@ -92,6 +92,8 @@ def test_istft_gradcheck(case, device):
 RAW = [  # the path compiled code takes: the ops' own autograd kernels
     ("stft", torch.float64, (2, 14), (6, 2, 1, True)),
     ("stft", torch.complex128, (2, 13), (5, 3, 0, False)),
+    ("stft", torch.float64, (2, 17), (6, 2, 0, True, 3, "reflect")),  # padded as read
+    ("stft", torch.complex128, (2, 13), (5, 3, 1, False, 2, "replicate")),
     ("istft", torch.complex128, (2, 4, 5), (6, 2, 2, True, 1, 9)),
     ("istft", torch.complex128, (1, 6, 4), (6, 3, 1, False, 0, 16)),  # zeros past the end
 ]

@@ -7,6 +7,7 @@ import pytest
 import torch
 import torch._dynamo.testing
 import torch.autograd.forward_ad as fwAD
+import torch.nn.functional as nnf
 
 import complexext
 from complexext._load import ops
@@ -33,6 +34,10 @@ SAMPLES = [  # op, dtype, shape, args after the window, layout
     ("stft", torch.float64, (2, 33), (9, 5, 0, False), "step"),
     ("stft", torch.complex32, (2, 40), (16, 4, 1, False), "contiguous"),
     ("stft", torch.complex128, (1, 20), (20, 1, 0, False), "step"),
+    ("stft", torch.float16, (2, 40), (16, 4, 0, True, 8, "reflect"), "contiguous"),
+    ("stft", torch.float32, (3, 37), (10, 3, 1, True, 5, "circular"), "transposed"),
+    ("stft", torch.complex64, (2, 33), (9, 5, 0, False, 4, "replicate"), "step"),
+    ("stft", torch.float64, (2, 30), (16, 4, 0, True, 8, "constant"), "contiguous"),
     ("istft", torch.complex32, (2, 9, 5), (16, 4, 2, True, 8, 16), "contiguous"),
     ("istft", torch.complex64, (3, 6, 7), (10, 3, 1, True, 0, 28), "transposed"),
     ("istft", torch.complex128, (2, 9, 4), (9, 5, 2, False, 2, 30), "step"),
@@ -41,7 +46,8 @@ SAMPLES = [  # op, dtype, shape, args after the window, layout
 
 
 def sample_id(s):
-    return f"{s[0]}-{str(s[1]).split('.')[1]}-{'x'.join(map(str, s[2]))}-{s[4]}"
+    pad = f"-pad{s[3][4]}{s[3][5]}" if s[0] == "stft" and len(s[3]) > 4 else ""
+    return f"{s[0]}-{str(s[1]).split('.')[1]}-{'x'.join(map(str, s[2]))}-{s[4]}{pad}"
 
 
 def inputs(sample, seed=4, device="cpu"):
@@ -85,6 +91,18 @@ BAD = [  # op, input, window, args, message
     ("stft", rand((2, 8), torch.complex64), torch.ones(4), (4, 1, 0, True), "onesided needs"),
     ("stft", rand((2, 8), torch.float32), torch.ones(5), (4, 1, 0, True), "window of length"),
     ("stft", rand((2, 8), torch.float32), torch.ones(4), (4, 0, 0, True), "hop_length must"),
+    ("stft", rand((2, 8), torch.float32), torch.ones(4), (4, 1, 0, True, -1, "reflect"),
+     "pad must be >= 0"),
+    ("stft", rand((2, 8), torch.float32), torch.ones(4), (4, 1, 0, True, 2, "edge"),
+     "pad_mode must be one of reflect, constant, replicate, circular, got 'edge'"),
+    ("stft", rand((2, 8), torch.float32), torch.ones(4), (4, 1, 0, True, 8, "reflect"),
+     "reflect padding of 8 samples needs a signal longer than that, got 8"),
+    ("stft", rand((2, 8), torch.float32), torch.ones(4), (4, 1, 0, True, 9, "circular"),
+     "circular padding of 9 samples needs at least that many samples, got 8"),
+    ("stft", rand((2, 0), torch.float32), torch.ones(4), (4, 1, 0, True, 2, "replicate"),
+     "cannot replicate-pad an empty signal"),
+    ("stft", rand((2, 3), torch.float32), torch.ones(16), (16, 1, 0, True, 2, "reflect"),
+     "the signal \\(7 samples after padding\\) is shorter than n_fft = 16"),
     ("istft", rand((2, 5, 3), torch.complex64), torch.ones(8), (8, 2, 2, False, 0, 4),
      "expected 8 frequency bins"),
     ("istft", rand((2, 5, 3), torch.float32), torch.ones(8), (8, 2, 2, True, 0, 4),
@@ -102,6 +120,46 @@ def test_ops_refuse_bad_arguments_like_their_fakes(op, x, w, args, msg, device):
     with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
         with pytest.raises(RuntimeError, match=f"{op}: .*{msg}"):
             getattr(ops, op)(mode.from_tensor(x), mode.from_tensor(w), *args)
+
+
+# (length, n_fft, hop, pad): frames clear of the padding in the middle, the
+# fewest such (k head/tail frames, T = 2k + 1), none (the signal padded whole)
+PADDED = [(1000, 64, 16, 32), (640, 512, 128, 256), (800, 400, 160, 200), (70, 64, 16, 32),
+          (40, 64, 16, 32), (200, 16, 3, 8), (33, 64, 64, 32), (600, 300, 7, 150)]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "replicate", "circular"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64, torch.complex32,
+                                   torch.complex64, torch.complex128])
+@pytest.mark.parametrize("layout", ["contiguous", "step"])
+def test_padding_read_in_place_equals_a_padded_signal(dtype, mode, layout, device):
+    """The op's own padding (the padded signal never made) gives the stft of
+    the signal padded by F.pad: bit for bit in float64 (rows independent of
+    each other), to rounding elsewhere (the kernels may pair different rows).
+    Frames at both ends reach into the padding; the signal is read strided
+    too."""
+    if device == "mps" and dtype in (torch.float64, torch.complex128):
+        pytest.skip("MPS has no float64")
+    wide = torch.complex128 if dtype.is_complex else torch.float64
+    double = dtype in (torch.float64, torch.complex128)
+    wdt = torch.float64 if double else torch.float32
+    for i, (length, n_fft, hop, pad) in enumerate(PADDED):
+        if mode == "reflect" and pad >= length:
+            continue
+        x = rand((3, length), dtype, seed=i)
+        w = (torch.hann_window(n_fft, dtype=torch.float64) + 0.25).to(wdt).to(device)
+        padded = nnf.pad(x.to(wide), [pad, pad], mode=mode).to(dtype)
+        onesided = not dtype.is_complex
+        got = ops.stft(strided(x, layout, device), w, n_fft, hop, 0, onesided, pad, mode)
+        want = ops.stft(to_device(padded, device), w, n_fft, hop, 0, onesided)
+        got, want = (torch.view_as_real(to_cpu(t).to(torch.complex128)) for t in (got, want))
+        if double:
+            assert torch.equal(got, want), (length, n_fft, hop, pad)
+        else:
+            eps = torch.finfo(torch.float16 if dtype in (torch.float16, torch.complex32)
+                              else torch.float32).eps
+            err = (got - want).abs().max() / want.abs().max()
+            assert err <= 4 * eps, (length, n_fft, hop, pad, float(err))
 
 
 @pytest.mark.parametrize("in_dims", [(0, None), (1, None), (-1, None), (None, 0), (2, 0)])

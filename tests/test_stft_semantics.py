@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as nnf
 
 import complexext
-from complexext._stft import _pad
+from complexext._stft_autograd import pad_signal, unpad_adjoint
 from conftest import to_cpu, to_device
 from _refs import rand
 
@@ -108,13 +108,20 @@ def test_dtypes(dtype, out, device):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.complex32, torch.float32,
                                    torch.complex64])
 def test_centre_padding_in_the_input_dtype(dtype, mode, device):
-    """Padding (float16 and complex32 included) gives exactly torch's values."""
+    """The padding the derivatives (and the MPS kernel) use, float16 and
+    complex32 included, gives exactly torch's values, and its adjoint is
+    torch's: <P x, g> = <x, P^T g>."""
     x = rand((2, 40), dtype)
     wide = torch.complex64 if dtype.is_complex else torch.float32
-    padded = _pad(to_device(x, device), 17, mode)
+    padded = pad_signal(to_device(x, device), 17, mode)
     assert padded.dtype == dtype and padded.device.type == device
     expect = nnf.pad(x.to(wide), [17, 17], mode=mode)
     assert torch.equal(to_cpu(padded).to(wide), expect)
+    xw = x.to(wide).requires_grad_()
+    g = rand((2, 74), wide, seed=1)
+    (want,) = torch.autograd.grad(nnf.pad(xw, [17, 17], mode=mode), xw, g)
+    got = to_cpu(unpad_adjoint(to_device(g, device), 17, mode, 40))
+    torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
 
 
 def test_inputs_unmodified_through_backward(device):

@@ -205,12 +205,13 @@ at::Tensor emu_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
                             : gpu::fft_c2r<float>(ex, self, dim, normalization, last_dim_size);
 }
 at::Tensor emu_stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
-                    int64_t normalization, bool onesided, int64_t smem, int64_t threads,
-                    int64_t seed) {
+                    int64_t normalization, bool onesided, int64_t pad, c10::string_view pad_mode,
+                    int64_t smem, int64_t threads, int64_t seed) {
   EmuExec ex(smem, (int)threads, (uint64_t)seed);
+  const int mode = stft_pad_mode(pad_mode);
   return wants_double(self)
-             ? gpu::stft<double>(ex, self, window, n_fft, hop, normalization, onesided)
-             : gpu::stft<float>(ex, self, window, n_fft, hop, normalization, onesided);
+             ? gpu::stft<double>(ex, self, window, n_fft, hop, normalization, onesided, pad, mode)
+             : gpu::stft<float>(ex, self, window, n_fft, hop, normalization, onesided, pad, mode);
 }
 at::Tensor emu_istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
                      int64_t normalization, bool onesided, int64_t start, int64_t length,
@@ -234,7 +235,8 @@ TORCH_LIBRARY_FRAGMENT(complexext, m) {
   m.def("_gpu_emulated_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size, "
         "int smem, int threads, int seed) -> Tensor");
   m.def("_gpu_emulated_stft(Tensor self, Tensor window, int n_fft, int hop_length, "
-        "int normalization, bool onesided, int smem, int threads, int seed) -> Tensor");
+        "int normalization, bool onesided, int pad, str pad_mode, int smem, int threads, "
+        "int seed) -> Tensor");
   m.def("_gpu_emulated_istft(Tensor self, Tensor window, int n_fft, int hop_length, "
         "int normalization, bool onesided, int start, int length, int smem, int threads, "
         "int seed) -> Tensor");

@@ -1,8 +1,9 @@
 // CPU kernels of the fused stft and istft.
 //
-// stft: frame t of batch b is x[b, t*hop : t*hop + n_fft], read where it
-// lies in the (already padded) signal and multiplied by the window as it is
-// loaded; no tensor of frames is made. The DFT of each frame goes straight
+// stft: frame t of batch b is x[b, t*hop : t*hop + n_fft] of the padded
+// signal, read where it lies in the signal and multiplied by the window as
+// it is loaded; no tensor of frames is made, nor a padded signal (the few
+// frames that reach into the padding read a small padded copy of the ends). The DFT of each frame goes straight
 // to out[b, :, t], whose bins are adjacent in memory (torch.stft's strides:
 // (F*T, 1, F)); adjacent frames share a vector.
 //
@@ -15,7 +16,9 @@
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "../stft_args.h"
@@ -29,10 +32,60 @@ at::ScalarType compute_real(at::ScalarType t) {
   return (t == at::kDouble || t == at::kComplexDouble) ? at::kDouble : at::kFloat;
 }
 
+// Frames [t0, t0 + count) of every batch, frame t read from
+// x + b*xs0 + (t - t0)*hop*xs1 (elements of the signal's dtype).
+void run_frames(cx_axis_job J, const void* x, int64_t xs0, int64_t xs1, int64_t B, int64_t T,
+                int64_t F, int64_t hop, int64_t t0, int64_t count, const at::Tensor& out) {
+  J.in = x;
+  J.in_stride = xs1;
+  J.out = (char*)out.mutable_data_ptr() + t0 * F * out.element_size();
+  J.nd = 2;
+  J.sizes[0] = B;
+  J.sizes[1] = count;
+  J.in_strides[0] = xs0;
+  J.in_strides[1] = hop * xs1;
+  J.out_strides[0] = T * F;
+  J.out_strides[1] = F;
+  J.nrows = B * count;
+  run_rows(J);
+}
+
+// out[b, e, j] = sample (e ? tail : 0) + j of x[b] (strides s0, s1, length L)
+// padded by `pad` at both ends, j < E: elements of ES bytes.
+template <int ES>
+void padded_ends(const char* x, int64_t s0, int64_t s1, int64_t B, int64_t L, int64_t pad,
+                 int mode, int64_t tail, int64_t E, void* out) {
+  struct El {
+    char b[ES];
+  };
+  const El* src = (const El*)x;
+  El* dst = (El*)out;
+  for (int64_t b = 0; b < B; ++b) {
+    const El* xb = src + b * s0;
+    for (int64_t base : {int64_t(0), tail}) {
+      // j in [j0, j1): the signal's own samples; the rest padding
+      const int64_t j0 = std::min(E, std::max<int64_t>(0, pad - base));
+      const int64_t j1 = std::max(j0, std::min(E, pad + L - base));
+      for (int64_t j = 0; j < E; ++j) {
+        if (j == j0) {
+          const El* from = xb + (base + j0 - pad) * s1;
+          for (; j < j1; ++j, from += s1) *dst++ = *from;
+          if (j == E) break;
+        }
+        const int64_t i = stft_pad_source(base + j, L, pad, mode);
+        if (i < 0) std::memset(dst, 0, ES);
+        else *dst = xb[i * s1];
+        ++dst;
+      }
+    }
+  }
+}
+
 at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
-                int64_t normalization, bool onesided) {
-  const StftShape sh = check_stft(self, n_fft, hop, normalization, onesided);
-  const int64_t T = sh.T, F = sh.F;
+                int64_t normalization, bool onesided, int64_t pad, c10::string_view pad_mode) {
+  const int mode = stft_pad_mode(pad_mode);
+  const StftShape sh = check_stft(self, n_fft, hop, normalization, onesided, pad, mode);
+  const int64_t T = sh.T, F = sh.F, B = self.size(0), L = self.size(1);
   const auto t = self.scalar_type();
   const at::Tensor win = stft_window("stft", self, window, n_fft, compute_real(t));
   at::Tensor out = stft_output(self, sh, [](at::IntArrayRef shape, const at::TensorOptions& o) {
@@ -43,22 +96,54 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
   J.n = J.in_len = n_fft;
   J.out_len = F;
   J.scale = normalization ? 1.0 / std::sqrt((double)n_fft) : 1.0;
-  J.in = self.const_data_ptr();
-  J.out = out.mutable_data_ptr();
   J.in_type = storage_of(t);
   J.out_type = storage_of(out.scalar_type());
-  J.in_stride = self.stride(1);
   J.out_stride = 1;
-  J.nd = 2;
-  J.sizes[0] = self.size(0);
-  J.sizes[1] = T;
-  J.in_strides[0] = self.stride(0);
-  J.in_strides[1] = hop * self.stride(1);
-  J.out_strides[0] = T * F;
-  J.out_strides[1] = F;
-  J.nrows = self.size(0) * T;
   J.win_in = win.const_data_ptr();
-  run_rows(J);
+  // The first `head` frames start in the left padding, the last `tail` end
+  // in the right one; the first and last k = max(head, tail) frames are
+  // read from a small padded copy of the signal's two ends, the rest in
+  // place from the signal: the padded signal is never made.
+  const int64_t head = (pad + hop - 1) / hop;
+  const int64_t inside = pad + L - n_fft >= 0 ? (pad + L - n_fft) / hop : -1;  // last frame in x
+  const int64_t k = std::max(head, T - 1 - std::min(inside, T - 1));
+  if (pad == 0 || 2 * k >= T) {  // no padding, or (short signals) no frame clear of it
+    const at::Tensor x = stft_pad_signal(self, pad, mode);
+    run_frames(J, x.const_data_ptr(), x.stride(0), x.stride(1), B, T, F, hop, 0, T, out);
+    return out;
+  }
+  // ends[b, e, j]: sample ((T - k) * hop if e else 0) + j of the padded signal
+  const int64_t E = (k - 1) * hop + n_fft, es = self.element_size();
+  at::Tensor ends = at::empty({B, 2, E}, self.options());
+  const char* src = (const char*)self.const_data_ptr();
+  switch (es) {
+    case 2: padded_ends<2>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
+                           ends.mutable_data_ptr()); break;
+    case 4: padded_ends<4>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
+                           ends.mutable_data_ptr()); break;
+    case 8: padded_ends<8>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
+                           ends.mutable_data_ptr()); break;
+    default: padded_ends<16>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop,
+                             E, ends.mutable_data_ptr());
+  }
+  cx_axis_job Je = J;
+  Je.in = ends.const_data_ptr();
+  Je.in_stride = 1;
+  Je.out = out.mutable_data_ptr();
+  Je.nd = 3;
+  Je.sizes[0] = B;
+  Je.sizes[1] = 2;
+  Je.sizes[2] = k;
+  Je.in_strides[0] = 2 * E;
+  Je.in_strides[1] = E;
+  Je.in_strides[2] = hop;
+  Je.out_strides[0] = T * F;
+  Je.out_strides[1] = (T - k) * F;
+  Je.out_strides[2] = F;
+  Je.nrows = 2 * k * B;
+  run_rows(Je);
+  run_frames(J, src + (k * hop - pad) * self.stride(1) * es, self.stride(0), self.stride(1), B, T,
+             F, hop, k, T - 2 * k, out);
   return out;
 }
 

@@ -164,11 +164,14 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
 }
 
 at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
-                int64_t normalization, bool onesided) {
+                int64_t normalization, bool onesided, int64_t pad, c10::string_view pad_mode) {
   c10::DeviceGuard guard(self.device());
   CudaExec ex("stft", self);
-  return fp64(self) ? gpu::stft<double>(ex, self, window, n_fft, hop, normalization, onesided)
-                    : gpu::stft<float>(ex, self, window, n_fft, hop, normalization, onesided);
+  const int mode = stft_pad_mode(pad_mode);
+  return fp64(self) ? gpu::stft<double>(ex, self, window, n_fft, hop, normalization, onesided,
+                                        pad, mode)
+                    : gpu::stft<float>(ex, self, window, n_fft, hop, normalization, onesided,
+                                       pad, mode);
 }
 
 at::Tensor istft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft, int64_t hop,
