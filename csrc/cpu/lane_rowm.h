@@ -142,9 +142,11 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
   const float sc = (float)J->scale, half = 0.5f * sc;
   cx<vf>* A = (cx<vf>*)scratch;
   cx<vf>* B = A + m + CX_LANE_SKEW;
-  cx<float>* Z = (cx<float>*)(B + m + CX_LANE_SKEW);  // n values
-  const pair_runs<float> P;
-  alignas(64) float buf[32];
+  // Z's real and imaginary parts, apart: both the blocks' stores and the
+  // split's loads (forwards and lane-reversed) are then plain vectors
+  float* Zr = (float*)(B + m + CX_LANE_SKEW);
+  float* Zi = Zr + n;
+  const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   for (cx_i64 r = r0; r < r1; r += 2) {
     const Ti* x[2];
     To* y[2];
@@ -165,37 +167,31 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       A[a] = cx_make<vf>(re, im);
     }
     rowm_dft(p, A, B, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
-      for (int d = 0; d < 16; ++d) row_pairs_masked<float>::store((float*)(Z + c0 + m * d), v[d], cnt);
+      const __mmask16 k = (__mmask16)((1u << cnt) - 1);
+      for (int d = 0; d < 16; ++d) {
+        _mm512_mask_storeu_ps(Zr + c0 + m * d, k, (__m512)v[d].re);
+        _mm512_mask_storeu_ps(Zi + c0 + m * d, k, (__m512)v[d].im);
+      }
     });
-    // k = 0: x = Z[0], y = conj Z[0]
-    st<float>(y[0], Z[0].re * sc);
+    // k = 0: x = Z[0], y = conj Z[0]; then bins 1..h, 16 at a time: lane l
+    // takes x = Z[k+l] and y = conj Z[n-k-l] (Z[n-k-15 ..] reversed), in
+    // reach for every k <= h as n - k - 15 >= 0
+    st<float>(y[0], Zr[0] * sc);
     st<float>(y[0] + 1, 0.0f);
     if (two) {
-      st<float>(y[1], Z[0].im * sc);
+      st<float>(y[1], Zi[0] * sc);
       st<float>(y[1] + 1, 0.0f);
     }
-    const float* z = (const float*)Z;
-    cx_i64 k = 1;
-    for (; k + 16 <= h + 1; k += 16) {
-      vf xr, xi, yr, yi;
-      P.split(z + 2 * k, xr, xi);
-      P.split(z + 2 * (n - k - 15), yr, yi, true);  // Z[n-k-l] in lane l
-      yi = -yi;
-      P.join((xr + yr) * half, (xi + yi) * half, buf);
-      put_reals(buf, y[0] + 2 * k, 32);
-      if (two) {
-        P.join((xi - yi) * half, (yr - xr) * half, buf);
-        put_reals(buf, y[1] + 2 * k, 32);
-      }
-    }
-    for (; k <= h; ++k) {
-      const cx<float> a = Z[k], b = cx_conj(Z[n - k]);
-      buf[0] = (a.re + b.re) * half;
-      buf[1] = (a.im + b.im) * half;
-      buf[2] = (a.im - b.im) * half;
-      buf[3] = (b.re - a.re) * half;
-      put_reals(buf, y[0] + 2 * k, 2);
-      if (two) put_reals(buf + 2, y[1] + 2 * k, 2);
+    for (cx_i64 k = 1; k <= h; k += 16) {
+      const int cnt = (int)(h + 1 - k < 16 ? h + 1 - k : 16);
+      const vf xr = (vf)_mm512_loadu_ps(Zr + k), xi = (vf)_mm512_loadu_ps(Zi + k);
+      const vf yr = (vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zr + n - k - 15));
+      const vf yi = -(vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zi + n - k - 15));
+      row_pairs_masked<To>::store(y[0] + 2 * k, cx_make<vf>((xr + yr) * half, (xi + yi) * half),
+                                  cnt);
+      if (two)
+        row_pairs_masked<To>::store(y[1] + 2 * k,
+                                    cx_make<vf>((xi - yi) * half, (yr - xr) * half), cnt);
     }
   }
 }
