@@ -19,11 +19,12 @@ not fault in fresh pages depending on what ran before it, which moves
 torch's times by up to 2x from run to run; with it, no peer faults and
 each is timed at its allocation best.
 Time: median of 21 calls after two warm-up calls; the peers take turns
-(one call each per round), so a change in machine load falls on all of them
-alike. Speed-up columns are peer time / cx c32 time (above 1: complexext
+(one call each per round, each round starting one peer later), so a change
+in machine load falls on all of them alike, and so does the cost of
+following a given peer. Speed-up columns are peer time / cx c32 time (above 1: complexext
 faster). On a machine shared with other work, a parallel region waits for
 its second thread to be scheduled, which weighs on every peer (torch.stft
-runs several such regions, complexext two: the padding and the kernel);
+runs several such regions, complexext one: the kernel);
 --threads 1 shows the cost without those waits, and --threads 1 --cpu-time
 times each call by its thread's CPU time (time.thread_time), which leaves
 out the time other processes hold the CPU. error/floor: relative RMS

@@ -47,14 +47,22 @@ def memory_mode(kept):
 def interleaved_times(fns, reps=7, warmup=2, clock=time.perf_counter):
     """Median time in seconds of each callable in the dict fns, timed in
     turns (one call of each per round) so that a change in machine load
-    during the run falls on every peer alike. clock: wall time by default;
-    time.thread_time gives the calling thread's CPU time instead."""
+    during the run falls on every peer alike. Round r starts at peer r mod
+    N, so each peer follows each other peer equally often: in a fixed order
+    the first peer always follows the last one, and a call that leaves the
+    second CPU idle (a serial stretch, freeing large buffers) costs the next
+    call 0.1-0.2 ms on a virtual machine (measured behind complexext's stft:
+    0.48 -> 0.65 ms after a 1 ms sleep), which fell on one peer only.
+    clock: wall time by default; time.thread_time gives the calling thread's
+    CPU time instead."""
     for _ in range(warmup):
         for fn in fns.values():
             fn()
+    items = list(fns.items())
     times = {k: [] for k in fns}
-    for _ in range(reps):
-        for k, fn in fns.items():
+    for r in range(reps):
+        for i in range(len(items)):
+            k, fn = items[(r + i) % len(items)]
             t0 = clock()
             fn()
             times[k].append(clock() - t0)
