@@ -76,8 +76,11 @@ void parallel_dynamic(int64_t n, int64_t grain, const std::function<void(int64_t
   });
 }
 
-void run_job(cx_axis_job& J) {
-  if (J.nrows == 0) return;
+void run_job(cx_axis_job& J, const std::function<void()>& also) {
+  if (J.nrows == 0) {
+    if (also) also();
+    return;
+  }
   const IsaKernels& K = isa();
   const bool dbl = cx_job_double(&J);
   const int64_t W = J.large_fft ? 1 : K.lanes(dbl);
@@ -94,10 +97,18 @@ void run_job(cx_axis_job& J) {
   const int64_t groups = (J.nrows + W - 1) / W;
   // Enough rows per task that a task does some 64 K points of work.
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, J.n * W));
-  // Nested calls (a large row inside a parallel loop) run serially.
-  parallel_dynamic(groups, grain, [&](int64_t g0, int64_t g1) {
+  // Nested calls (a large row inside a parallel loop) run serially. Item 0
+  // is `also` when given, taken first so that the shared counter balances
+  // the groups after it.
+  const int64_t first = also ? 1 : 0;
+  parallel_dynamic(groups + first, grain, [&](int64_t g0, int64_t g1) {
+    if (g0 < first) {
+      also();
+      g0 = first;
+    }
+    if (g0 >= g1) return;
     Scratch s(bytes);
-    K.run(&J, g0 * W, std::min(g1 * W, J.nrows), s.p);
+    K.run(&J, (g0 - first) * W, std::min((g1 - first) * W, J.nrows), s.p);
   });
 }
 
@@ -137,7 +148,7 @@ void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
 }
 
 template <class S>
-void set_plan(cx_axis_job& J) {
+void set_plan(cx_axis_job& J, const std::function<void()>& also) {
   const bool real = J.kind != CX_C2C;
   const int64_t len = real && J.n % 2 == 0 ? J.n / 2 : J.n;
   auto P = get_plan<S>(len);
@@ -169,11 +180,12 @@ void set_plan(cx_axis_job& J) {
     T.plan = &Prow->d;
     T.large_fft = nullptr;
     if (isa().takes_rows(&T)) {
-      run_job(T);
+      run_job(T, also);
       return;
     }
   }
   if (P->large && P->n1 && plain) {
+    if (also) also();
     four_step_rows(J, *P);
     return;
   }
@@ -182,13 +194,14 @@ void set_plan(cx_axis_job& J) {
     // Few rows: W lanes would mostly repeat one row, so split it four-step.
     P = get_four_step_plan<S>(len);
     if (plain) {
+      if (also) also();
       four_step_rows(J, *P);
       return;
     }
   }
   J.plan = P->large ? (const void*)P.get() : (const void*)&P->d;
   J.large_fft = P->large ? &large_fft<S> : nullptr;
-  run_job(J);
+  run_job(J, also);
 }
 
 }  // namespace
@@ -224,10 +237,13 @@ void run_axis(cx_axis_job J, const at::Tensor& in, const at::Tensor& out, int64_
   run_rows(J);
 }
 
-void run_rows(cx_axis_job J) {
-  if (J.nrows == 0) return;
-  if (cx_job_double(&J)) set_plan<double>(J);
-  else set_plan<float>(J);
+void run_rows(cx_axis_job J, const std::function<void()>& also) {
+  if (J.nrows == 0) {
+    if (also) also();
+    return;
+  }
+  if (cx_job_double(&J)) set_plan<double>(J, also);
+  else set_plan<float>(J, also);
 }
 
 }  // namespace complexext

@@ -37,8 +37,10 @@ class Scratch {
 // depend on the thread that computes it. Serial inside a parallel region.
 void parallel_dynamic(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
 
-// Run every row of J, in parallel over groups of rows.
-void run_job(cx_axis_job& J);
+// Run every row of J, in parallel over groups of rows; `also`, if given,
+// runs as one more item of the same parallel loop (the first), so a small
+// job beside J needs no parallel region of its own.
+void run_job(cx_axis_job& J, const std::function<void()>& also = nullptr);
 
 // Transform along `axis` of `in` into `out` (same shape but along the
 // axis). Fills the geometry of J from the tensors, picks the plan for the
@@ -47,8 +49,8 @@ void run_job(cx_axis_job& J);
 void run_axis(cx_axis_job J, const at::Tensor& in, const at::Tensor& out, int64_t axis);
 
 // Run J whose geometry (pointers, storage types, strides, rows) is already
-// filled: picks the plan for its kind and n.
-void run_rows(cx_axis_job J);
+// filled: picks the plan for its kind and n. `also` as for run_job.
+void run_rows(cx_axis_job J, const std::function<void()>& also = nullptr);
 
 int storage_of(c10::ScalarType t);
 

@@ -35,7 +35,8 @@ at::ScalarType compute_real(at::ScalarType t) {
 // Frames [t0, t0 + count) of every batch, frame t read from
 // x + b*xs0 + (t - t0)*hop*xs1 (elements of the signal's dtype).
 void run_frames(cx_axis_job J, const void* x, int64_t xs0, int64_t xs1, int64_t B, int64_t T,
-                int64_t F, int64_t hop, int64_t t0, int64_t count, const at::Tensor& out) {
+                int64_t F, int64_t hop, int64_t t0, int64_t count, const at::Tensor& out,
+                const std::function<void()>& also = nullptr) {
   J.in = x;
   J.in_stride = xs1;
   J.out = (char*)out.mutable_data_ptr() + t0 * F * out.element_size();
@@ -47,7 +48,7 @@ void run_frames(cx_axis_job J, const void* x, int64_t xs0, int64_t xs1, int64_t 
   J.out_strides[0] = T * F;
   J.out_strides[1] = F;
   J.nrows = B * count;
-  run_rows(J);
+  run_rows(J, also);
 }
 
 // out[b, e, j] = sample (e ? tail : 0) + j of x[b] (strides s0, s1, length L)
@@ -141,9 +142,9 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
   Je.out_strides[1] = (T - k) * F;
   Je.out_strides[2] = F;
   Je.nrows = 2 * k * B;
-  run_rows(Je);
+  // the end frames as the first item of the middle frames' parallel loop
   run_frames(J, src + (k * hop - pad) * self.stride(1) * es, self.stride(0), self.stride(1), B, T,
-             F, hop, k, T - 2 * k, out);
+             F, hop, k, T - 2 * k, out, [&] { run_rows(Je); });
   return out;
 }
 
