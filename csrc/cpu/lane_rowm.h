@@ -61,12 +61,23 @@ static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
 template <class F>
 CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<vf>* B, F put) {
   const cx_i64 m = p->row->n;
-  cx<vf>* R = stockham<vf, float>(p->row, A, B);
-  row_twiddle(R, m, p->row_re, p->row_im);
+  const cx<vf>* R = stockham<vf, float>(p->row, A, B);
   for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
     const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
     cx<vf> v[16];
-    row_last_step(R + c0, cnt, v);
+    // the twiddles on the way in: vector c times row_re/im[16c ..] (c = 0: ones)
+    for (int i = 0; i < cnt; ++i) {
+      const cx_i64 c = c0 + i;
+      if (c == 0) {
+        v[i] = R[0];
+        continue;
+      }
+      vf wr, wi;
+      __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
+      __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
+      v[i] = cx_mul(R[c], cx_make<vf>(wr, wi));
+    }
+    row_last_step(v, cnt, v);
     put(c0, cnt, v);
   }
 }
