@@ -3,9 +3,10 @@
 // stft: frame t of batch b is x[b, t*hop : t*hop + n_fft] of the padded
 // signal, read where it lies in the signal and multiplied by the window as
 // it is loaded; no tensor of frames is made, nor a padded signal (the few
-// frames that reach into the padding read a small padded copy of the ends). The DFT of each frame goes straight
-// to out[b, :, t], whose bins are adjacent in memory (torch.stft's strides:
-// (F*T, 1, F)); adjacent frames share a vector.
+// frames that reach into the padding read a small padded copy of the
+// ends). The DFT of each frame goes straight to out[b, :, t], whose bins
+// are adjacent in memory (torch.stft's strides: (F*T, 1, F)); adjacent
+// frames share a vector.
 //
 // istft: each frame's inverse DFT is multiplied by the window as it is
 // stored into an fp32/fp64 frame buffer, then every output sample gathers
