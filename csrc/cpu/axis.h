@@ -57,7 +57,7 @@ int storage_of(c10::ScalarType t);
 // at::empty for an op's CPU output. One of >= 1 MiB comes from a bounded
 // cache of recently freed blocks (output_pool.cpp), so a repeated call
 // touches no fresh pages (a page fault per 4 KiB otherwise, as long as the
-// transform itself for a few-MiB output); a fresh block of >= 4 MiB is
+// transform itself for a few-MiB output); a fresh block of >= 2 MiB is
 // 2 MiB aligned and advised as transparent huge pages.
 at::Tensor new_output(at::IntArrayRef shape, const at::TensorOptions& options);
 
