@@ -256,3 +256,36 @@ def test_compile_dynamic_shapes(fresh_dynamo, device):
         torch.testing.assert_close(got.cpu(), expect)
         torch.testing.assert_close(torch.autograd.grad(got.sum(), xd)[0].cpu(),
                                    torch.autograd.grad(expect.sum(), x)[0])
+
+
+def test_plain_calls_skip_the_autograd_kernel(monkeypatch):
+    """With nothing to differentiate, complexext.stft/istft call the op below
+    autograd; with a gradient or a forward-AD level to serve they go through
+    its autograd kernel (which looks for tangents with unpack_dual), and
+    still differentiate."""
+    seen = []
+    unpack = fwAD.unpack_dual
+    monkeypatch.setattr(fwAD, "unpack_dual", lambda t, *a, **k: seen.append(1) or unpack(t, *a, **k))
+
+    def kernel_entered(fn):
+        seen.clear()
+        out = fn()
+        return bool(seen), out
+
+    x, w = rand((2, 400), torch.float32), torch.hann_window(64)
+    spec = complexext.stft(x, 64, 16, window=w, return_complex=True)
+    st = lambda x: complexext.stft(x, 64, 16, window=w, return_complex=True)  # noqa: E731
+    ist = lambda s: complexext.istft(s, 64, 16, window=w, length=400)  # noqa: E731
+    for fn, arg in ((st, x), (ist, spec)):
+        assert not kernel_entered(lambda: fn(arg))[0]
+        req = arg.clone().requires_grad_()
+        with torch.no_grad():
+            assert not kernel_entered(lambda: fn(req))[0]
+        with torch.inference_mode():
+            assert not kernel_entered(lambda: fn(arg))[0]
+        entered, out = kernel_entered(lambda: fn(req))
+        assert entered and out.grad_fn is not None
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(arg, torch.ones_like(arg))
+            entered, out = kernel_entered(lambda: fn(dual))
+            assert entered and fwAD.unpack_dual(out).tangent is not None
