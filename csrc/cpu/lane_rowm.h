@@ -55,13 +55,43 @@ static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
   return 0;
 }
 
-// The DFT of the row in A (element 16a + b in A[a], lane b; B the second
-// buffer): put(c0, cnt, v) receives each block, v[d] lane c holding
-// X[c0 + c + m*d] for c < cnt.
-template <class F>
-CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<vf>* B, F put) {
+// The first pass of the plan of m (radix R, ns = 1) with the row read as
+// it goes: get(a) gives vector a of the row (element 16a + b in lane b).
+template <int R, class G>
+CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<vf>* y, G get) {
+  const cx_i64 q = m / R;
+  for (cx_i64 j = 0; j < q; ++j) {
+    cx<vf> v[R];
+    for (int r = 0; r < R; ++r) v[r] = get(j + r * q);
+    cx_dft<vf, float>(v, R, tw);
+    for (int r = 0; r < R; ++r) y[j * R + r] = v[r];
+  }
+}
+
+// The DFT of a row whose vector a is get(a) (element 16a + b in lane b; A
+// and B scratch of m vectors each): put(c0, cnt, v) receives each block,
+// v[d] lane c holding X[c0 + c + m*d] for c < cnt. The row is read by the
+// plan's first pass itself when that is a fixed-radix pass (pass_fixed's
+// ns = 1 case, the same operations), else into A first.
+template <class G, class F>
+CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<vf>* B, G get,
+                                    F put) {
   const cx_i64 m = p->row->n;
-  const cx<vf>* R = stockham<vf, float>(p->row, A, B);
+  const cx_pass& p0 = p->row->passes[0];
+  const cx<float>* tw0 = p->row->tw + p0.tw;
+  int done = p0.ns == 1 ? 1 : 0;
+  switch (done ? p0.radix : 0) {
+    case 2: rowm_first_pass<2>(m, tw0, A, get); break;
+    case 3: rowm_first_pass<3>(m, tw0, A, get); break;
+    case 4: rowm_first_pass<4>(m, tw0, A, get); break;
+    case 5: rowm_first_pass<5>(m, tw0, A, get); break;
+    case 8: rowm_first_pass<8>(m, tw0, A, get); break;
+    case 16: rowm_first_pass<16>(m, tw0, A, get); break;
+    default:
+      done = 0;
+      for (cx_i64 a = 0; a < m; ++a) A[a] = get(a);
+  }
+  const cx<vf>* R = stockham<vf, float>(p->row, A, B, done);
   for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
     const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
     cx<vf> v[16];
@@ -99,7 +129,7 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
     row_offsets(J, r, io, oo);
     const Ti* x = (const Ti*)J->in + io * (c2c ? 2 : 1);
     To* y = (To*)J->out + oo * 2;
-    for (cx_i64 a = 0; a < m; ++a) {
+    const auto get = [&](cx_i64 a) {
       cx<vf> z = row_pairs<Ti>::load(x + 32 * a);
       if (conj) z.im = -z.im;
       if (win && c2c) {
@@ -110,9 +140,9 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
         z = cx_make<vf>(z.re * (vf)_mm512_permutex2var_ps(lo, even, hi),
                         z.im * (vf)_mm512_permutex2var_ps(lo, odd, hi));
       }
-      A[a] = z;
-    }
-    rowm_dft(p, A, B, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
+      return z;
+    };
+    rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
       if (c2c) {
         for (int d = 0; d < 16; ++d)
           row_pairs_masked<To>::store(y + 2 * (c0 + m * d), cx_make<vf>(v[d].re * sc, v[d].im * si),
@@ -168,16 +198,16 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       y[j] = (To*)J->out + oo * 2;
     }
     const bool two = r + 1 < r1;
-    for (cx_i64 a = 0; a < m; ++a) {
+    const auto get = [&](cx_i64 a) {
       vf re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (vf){};
       if (win) {
         const vf w = (vf)_mm512_loadu_ps(win + 16 * a);
         re *= w;
         im *= w;
       }
-      A[a] = cx_make<vf>(re, im);
-    }
-    rowm_dft(p, A, B, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
+      return cx_make<vf>(re, im);
+    };
+    rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
       const __mmask16 k = (__mmask16)((1u << cnt) - 1);
       for (int d = 0; d < 16; ++d) {
         _mm512_mask_storeu_ps(Zr + c0 + m * d, k, (__m512)v[d].re);

@@ -85,11 +85,12 @@ static void pass_odd(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, i
   }
 }
 
-// Runs the passes of a (non-Bluestein) plan; returns the buffer holding
-// the result, a or b.
+// Runs the passes of a (non-Bluestein) plan, from pass `first` on (the
+// earlier ones done by the caller, their result in a); returns the buffer
+// holding the result, a or b.
 template <class V, class S>
-static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
-  for (int i = 0; i < p->npasses; ++i) {
+static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b, int first = 0) {
+  for (int i = first; i < p->npasses; ++i) {
     const cx_pass& ps = p->passes[i];
     const cx<S>* tw = p->tw + ps.tw;
     switch (ps.radix) {
