@@ -289,23 +289,20 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
 
 // Runs rows [r0, r1) of J here if it is a job for these kernels.
 static bool row256_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1) {
-  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
   {
     row512_tables T;
     if (T.init(J)) {
-      if (hi && ho) row512_run<cx_half_t, cx_half_t>(J, T, r0, r1);
-      else if (hi) row512_run<cx_half_t, float>(J, T, r0, r1);
-      else if (ho) row512_run<float, cx_half_t>(J, T, r0, r1);
-      else row512_run<float, float>(J, T, r0, r1);
+      with_fp32_storage(J, [&](auto in, auto out) {
+        row512_run<typename decltype(in)::type, typename decltype(out)::type>(J, T, r0, r1);
+      });
       return true;
     }
   }
   row256_tables T;
   if (!T.init(J)) return false;
-  if (hi && ho) row256_run<cx_half_t, cx_half_t>(J, T, r0, r1);
-  else if (hi) row256_run<cx_half_t, float>(J, T, r0, r1);
-  else if (ho) row256_run<float, cx_half_t>(J, T, r0, r1);
-  else row256_run<float, float>(J, T, r0, r1);
+  with_fp32_storage(J, [&](auto in, auto out) {
+    row256_run<typename decltype(in)::type, typename decltype(out)::type>(J, T, r0, r1);
+  });
   return true;
 }
 static bool row256_takes(const cx_axis_job* J) {

@@ -246,21 +246,19 @@ static bool rowm_pair_plan(const cx_axis_job* J) {
 
 // Runs rows [r0, r1) of J here if it is a job for this kernel.
 static bool rowm_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
-  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
-  const cx_plan_desc<float>* pp = (const cx_plan_desc<float>*)J->plan_pair;
   if (rowm_pair_plan(J)) {
-    if (hi && ho) rowm_pair_run<cx_half_t, cx_half_t>(J, pp, r0, r1, scratch);
-    else if (hi) rowm_pair_run<cx_half_t, float>(J, pp, r0, r1, scratch);
-    else if (ho) rowm_pair_run<float, cx_half_t>(J, pp, r0, r1, scratch);
-    else rowm_pair_run<float, float>(J, pp, r0, r1, scratch);
+    const cx_plan_desc<float>* pp = (const cx_plan_desc<float>*)J->plan_pair;
+    with_fp32_storage(J, [&](auto in, auto out) {
+      rowm_pair_run<typename decltype(in)::type, typename decltype(out)::type>(J, pp, r0, r1,
+                                                                               scratch);
+    });
     return true;
   }
   const cx_plan_desc<float>* p = rowm_plan(J);
   if (!p) return false;
-  if (hi && ho) rowm_run<cx_half_t, cx_half_t>(J, p, r0, r1, scratch);
-  else if (hi) rowm_run<cx_half_t, float>(J, p, r0, r1, scratch);
-  else if (ho) rowm_run<float, cx_half_t>(J, p, r0, r1, scratch);
-  else rowm_run<float, float>(J, p, r0, r1, scratch);
+  with_fp32_storage(J, [&](auto in, auto out) {
+    rowm_run<typename decltype(in)::type, typename decltype(out)::type>(J, p, r0, r1, scratch);
+  });
   return true;
 }
 static bool rowm_takes(const cx_axis_job* J) { return rowm_pair_plan(J) || rowm_plan(J); }

@@ -38,6 +38,18 @@ template <class S> static inline void st(cx_half_t* p, S v) { *p = cx_float_to_h
 template <class S> static inline void st(float* p, S v) { *p = (float)v; }
 template <class S> static inline void st(double* p, S v) { *p = (double)v; }
 
+// f(in, out) for a job computed in fp32, with in and out tags of its
+// storage types (fp16 or fp32 each; tag::type is the type): the one place
+// the four combinations are spelt out.
+template <class T> struct storage_tag { typedef T type; };
+template <class F> static inline void with_fp32_storage(const cx_axis_job* J, F f) {
+  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
+  if (hi && ho) f(storage_tag<cx_half_t>(), storage_tag<cx_half_t>());
+  else if (hi) f(storage_tag<cx_half_t>(), storage_tag<float>());
+  else if (ho) f(storage_tag<float>(), storage_tag<cx_half_t>());
+  else f(storage_tag<float>(), storage_tag<float>());
+}
+
 #include "lane_gather.h"
 #include "lane_rows.h"
 #include "lane_ola.h"
@@ -453,11 +465,9 @@ void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) {
     return;
   }
   if (row256_job(J, r0, r1) || rowm_job(J, r0, r1, scratch)) return;
-  const bool hi = J->in_type == CX_F16, ho = J->out_type == CX_F16;
-  if (hi && ho) run_typed<float, cx_half_t, cx_half_t>(J, r0, r1, scratch);
-  else if (hi) run_typed<float, cx_half_t, float>(J, r0, r1, scratch);
-  else if (ho) run_typed<float, float, cx_half_t>(J, r0, r1, scratch);
-  else run_typed<float, float, float>(J, r0, r1, scratch);
+  with_fp32_storage(J, [&](auto in, auto out) {
+    run_typed<float, typename decltype(in)::type, typename decltype(out)::type>(J, r0, r1, scratch);
+  });
 }
 
 }  // namespace CX_NS
