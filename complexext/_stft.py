@@ -14,7 +14,7 @@ import torch
 
 from . import _overflow
 from . import _stft_autograd as ad
-from . import _stft_registrations  # noqa: F401  (fake kernels, vmap rules, autograd)
+from . import _stft_registrations  # fake kernels, vmap rules, autograd; the pad modes
 
 _REAL = (torch.float16, torch.float32, torch.float64)
 _COMPLEX = (torch.complex32, torch.complex64, torch.complex128)
@@ -22,7 +22,7 @@ _COMPLEX = (torch.complex32, torch.complex64, torch.complex128)
 _COMPUTE = {torch.float16: torch.float32, torch.float32: torch.float32,
             torch.float64: torch.float64, torch.complex32: torch.float32,
             torch.complex64: torch.float32, torch.complex128: torch.float64}
-_PAD_MODES = ("reflect", "constant", "replicate", "circular")
+_PAD_MODES = _stft_registrations.PAD_MODES
 
 
 def _int(fname, what, v, low):

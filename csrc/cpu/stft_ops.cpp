@@ -118,16 +118,10 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
   const int64_t E = (k - 1) * hop + n_fft, es = self.element_size();
   at::Tensor ends = at::empty({B, 2, E}, self.options());
   const char* src = (const char*)self.const_data_ptr();
-  switch (es) {
-    case 2: padded_ends<2>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
-                           ends.mutable_data_ptr()); break;
-    case 4: padded_ends<4>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
-                           ends.mutable_data_ptr()); break;
-    case 8: padded_ends<8>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
-                           ends.mutable_data_ptr()); break;
-    default: padded_ends<16>(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop,
-                             E, ends.mutable_data_ptr());
-  }
+  const auto fill = es == 2 ? padded_ends<2> : es == 4 ? padded_ends<4>
+                  : es == 8 ? padded_ends<8> : padded_ends<16>;
+  fill(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
+       ends.mutable_data_ptr());
   cx_axis_job Je = J;
   Je.in = ends.const_data_ptr();
   Je.in_stride = 1;
