@@ -141,6 +141,27 @@ def test_isa_env_cannot_raise_above_the_cpu():
     assert res.stdout.strip() == ops.cpu_isa()
 
 
+def test_row_kernel_plans_only_where_row_kernels_run():
+    """The plans only the row kernels read (the plan of n that pairs two
+    400-point real rows, the row plan of 16384) are built where the
+    instruction set has row kernels (AVX-512), and not elsewhere."""
+    code = ("import torch, complexext; c = complexext.backends.plan_cache; "
+            "complexext.fft.rfft(torch.randn(4, 400)); a = c.size; "
+            "complexext.fft.fft(torch.randn(4, 16384, dtype=torch.complex64)); "
+            "print(torch.ops.complexext.cpu_isa(), a, c.size - a)")
+    for want in ("generic", "avx2", "avx512"):
+        env = dict(os.environ, COMPLEXEXT_CPU_ISA=want)
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        isa, rfft_plans, fft_plans = res.stdout.split()
+        if isa != want:
+            continue  # this CPU lacks it
+        # rfft 400: the plan of 200 and the real twiddles, + the plan of 400
+        # to pair rows; fft 16384: two plans on every ISA, + the row plan
+        rows = isa == "avx512"
+        assert (int(rfft_plans), int(fft_plans)) == (2 + rows, 2 + rows), isa
+
+
 @pytest.mark.parametrize("n", [1024, 4096, 6000, 8192])
 @pytest.mark.parametrize("dtype,tol", [(torch.complex64, 2e-6), (torch.complex128, 1e-13)])
 def test_few_rows_take_the_four_step_split(n, dtype, tol):

@@ -17,11 +17,11 @@ namespace complexext {
 const IsaKernels& isa() {
   static const IsaKernels kinds[] = {
       {"generic", &cx_generic::lanes, &cx_generic::run_axis_job, &cx_generic::run_ola,
-       &cx_generic::takes_rows},
+       &cx_generic::takes_rows, &cx_generic::has_rows},
       {"avx2", &cx_avx2::lanes, &cx_avx2::run_axis_job, &cx_avx2::run_ola,
-       &cx_avx2::takes_rows},
+       &cx_avx2::takes_rows, &cx_avx2::has_rows},
       {"avx512", &cx_avx512::lanes, &cx_avx512::run_axis_job, &cx_avx512::run_ola,
-       &cx_avx512::takes_rows},
+       &cx_avx512::takes_rows, &cx_avx512::has_rows},
   };
   static const IsaKernels& chosen = [&]() -> const IsaKernels& {
     int best = 0;
@@ -159,8 +159,10 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
   }
   // Even n whose half has no row kernel but n has (n = 400): the plan of
   // n, for the kernels that transform two real rows as one complex row.
+  // Row kernels compute in fp32 and exist only on some instruction sets.
+  const bool rows = sizeof(S) == 4 && isa().has_rows();
   std::shared_ptr<const Plan<S>> Ppair;
-  if (real && J.n % 2 == 0 && sizeof(S) == 4 && !P->large && !P->d.bluestein && !P->d.row &&
+  if (rows && real && J.n % 2 == 0 && !P->large && !P->d.bluestein && !P->d.row &&
       J.n % 16 == 0 && J.n >= 256 && J.n <= kLaneMax) {
     Ppair = get_plan<S>(J.n);
     if (!Ppair->large && Ppair->d.row) J.plan_pair = &Ppair->d;
@@ -168,7 +170,7 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
   // P, R and Ppair hold the plans while the job runs, even if the cache drops them.
   // (four_step_rows reads and writes rows in place, without the windows)
   const bool plain = J.kind == CX_C2C && !J.win_in && !J.win_out;
-  if (sizeof(S) == 4 && P->large && P->n1 && len % 16 == 0 && len <= 65536) {
+  if (rows && P->large && P->n1 && len % 16 == 0 && len <= 65536) {
     // One row at a time where a row kernel takes the job (AVX-512, unit
     // strides): up to n = 65536 its length-n/16 DFT (2 x 512 KiB of
     // vectors) runs in L2, where four-step passes over the whole row twice

@@ -9,6 +9,7 @@
   void run_axis_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch); \
   void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);        \
   int takes_rows(const cx_axis_job* J);                                      \
+  int has_rows();                                                            \
   }
 CX_DECLARE_ISA(cx_generic)
 CX_DECLARE_ISA(cx_avx2)
@@ -26,6 +27,9 @@ struct IsaKernels {
   // 1 if a row kernel (one row at a time, lane_row256.h / lane_rowm.h)
   // runs J, so that J's plan is only read for its row fields.
   int (*takes_rows)(const cx_axis_job* J);
+  // 1 if this instruction set has row kernels at all: the driver fetches
+  // the plans only they read (plan_pair, row plans) only then.
+  int (*has_rows)();
 };
 
 // The best instruction set this CPU supports, unless COMPLEXEXT_CPU_ISA

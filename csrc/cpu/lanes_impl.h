@@ -455,6 +455,14 @@ int takes_rows(const cx_axis_job* J) {
   return !cx_job_double(J) && (row256_takes(J) || rowm_takes(J));
 }
 
+int has_rows() {
+#if defined(CX_AVX512)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 int lanes(int is_double) { return is_double ? (int)lanes_of<double>::W : (int)lanes_of<float>::W; }
 
 // Rows [r0, r1) of the job; scratch holds two buffers of plan->work vectors

@@ -13,6 +13,7 @@
 #endif
 
 #include "../core/cx_factor.h"
+#include "isa.h"
 #include "../host_root.h"
 #include "axis.h"
 
@@ -58,11 +59,12 @@ void fill_stockham(Plan<S>& P, int64_t n) {
 // The row kernels' fields (lane_rowm.h split n = 16*m as m vectors of 16):
 // the Stockham plan of m and the [m][16] twiddles. Only on the fp32 plans
 // that jobs use directly (not on Bluestein's inner plan nor on the plan of
-// m itself), as the row kernels compute in fp32 only.
+// m itself), as the row kernels compute in fp32 only, and only where the
+// instruction set has row kernels.
 template <class S>
 void fill_row(Plan<S>& P) {
   const int64_t n = P.d.n;
-  if (sizeof(S) != 4 || P.d.bluestein || n % 16 != 0 || n < 256) return;
+  if (sizeof(S) != 4 || P.d.bluestein || n % 16 != 0 || n < 256 || !isa().has_rows()) return;
   const int64_t m = n / 16;
   auto row = std::make_shared<Plan<S>>();
   row->n = m;
