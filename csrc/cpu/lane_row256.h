@@ -59,6 +59,34 @@ CX_LANE_INLINE static void row_offsets(const cx_axis_job* J, cx_i64 r, cx_i64& i
   }
 }
 
+// The same for row r and then each row after it, the index of every dim
+// carried as the row advances: two divisions a dim once, not a row (they
+// cost as much as a short row's split).
+struct row_cursor {
+  const cx_axis_job* J;
+  cx_i64 io, oo;  // where the current row starts
+  cx_i64 idx[CX_MAX_DIMS];
+  row_cursor(const cx_axis_job* job, cx_i64 r) : J(job), io(0), oo(0) {
+    for (int d = J->nd - 1; d >= 0; --d) {
+      idx[d] = r % J->sizes[d];
+      r /= J->sizes[d];
+      io += idx[d] * J->in_strides[d];
+      oo += idx[d] * J->out_strides[d];
+    }
+  }
+  // To the next row (past the last one, back to row 0).
+  CX_LANE_INLINE void next() {
+    for (int d = J->nd - 1; d >= 0; --d) {
+      io += J->in_strides[d];
+      oo += J->out_strides[d];
+      if (++idx[d] < J->sizes[d]) return;
+      io -= J->sizes[d] * J->in_strides[d];
+      oo -= J->sizes[d] * J->out_strides[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 // v[c] *= (re, im)[16c .. 16c + 16) for 1 <= c < count (vector c, lane b
 // times w^(b*c); c = 0 is all ones).
 CX_LANE_INLINE static void row_twiddle(cx<vf>* v, cx_i64 count, const float* re, const float* im) {

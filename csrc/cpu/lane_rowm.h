@@ -179,33 +179,47 @@ template <class Ti, class To>
 static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0,
                           cx_i64 r1, void* scratch) {
   const cx_i64 m = p->row->n, n = p->n, h = n / 2;
-  const float* win = (const float*)J->win_in;
-  const float sc = (float)J->scale, half = 0.5f * sc;
   cx<vf>* A = (cx<vf>*)scratch;
   cx<vf>* B = A + m + CX_LANE_SKEW;
   // Z's real and imaginary parts, apart: both the blocks' stores and the
   // split's loads (forwards and lane-reversed) are then plain vectors
   float* Zr = (float*)(B + m + CX_LANE_SKEW);
   float* Zi = Zr + n;
+  // The split's 1/2 goes into the window (hw = w/2: exact, and the DFT is
+  // linear, so Z comes out exactly halved and the split adds without
+  // multiplying; sc multiplies only where it is not 1). 28n bytes of
+  // scratch in all, which holds 2 * (n/2) * 16 complex values.
+  const float* win = (const float*)J->win_in;
+  float* hw = Zi + n;
+  if (win)
+    for (cx_i64 i = 0; i < n; ++i) hw[i] = 0.5f * win[i];
+  const float sc = (float)J->scale;
+  const bool scaled = sc != 1.0f;
+  const cx_i64 out_bytes = (h + 1) * 2 * (cx_i64)sizeof(To);
   const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  row_cursor at(J, r0);
   for (cx_i64 r = r0; r < r1; r += 2) {
+    const bool two = r + 1 < r1;
     const Ti* x[2];
     To* y[2];
     for (int j = 0; j < 2; ++j) {
-      cx_i64 io, oo;
-      row_offsets(J, r + j < r1 ? r + j : r, io, oo);
-      x[j] = (const Ti*)J->in + io;
-      y[j] = (To*)J->out + oo * 2;
+      x[j] = (const Ti*)J->in + at.io;
+      y[j] = (To*)J->out + at.oo * 2;
+      if (j == 0 || two) at.next();
     }
-    const bool two = r + 1 < r1;
+    // the next pair's output rows, for writing: their lines are then
+    // owned by the time the split stores to them
+    if (r + 2 < r1) {
+      row_cursor ahead = at;
+      for (int j = 0; j < 2 && r + 2 + j < r1; ++j, ahead.next()) {
+        const char* o = (const char*)((To*)J->out + ahead.oo * 2);
+        for (cx_i64 b = 0; b < out_bytes; b += 64) __builtin_prefetch(o + b, 1, 3);
+      }
+    }
     const auto get = [&](cx_i64 a) {
       vf re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (vf){};
-      if (win) {
-        const vf w = (vf)_mm512_loadu_ps(win + 16 * a);
-        re *= w;
-        im *= w;
-      }
-      return cx_make<vf>(re, im);
+      const vf w = win ? (vf)_mm512_loadu_ps(hw + 16 * a) : (vf){} + 0.5f;
+      return cx_make<vf>(re * w, im * w);
     };
     rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
       const __mmask16 k = (__mmask16)((1u << cnt) - 1);
@@ -217,22 +231,25 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
     // k = 0: x = Z[0], y = conj Z[0]; then bins 1..h, 16 at a time: lane l
     // takes x = Z[k+l] and y = conj Z[n-k-l] (Z[n-k-15 ..] reversed), in
     // reach for every k <= h as n - k - 15 >= 0
-    st<float>(y[0], Zr[0] * sc);
+    st<float>(y[0], Zr[0] * (2 * sc));
     st<float>(y[0] + 1, 0.0f);
     if (two) {
-      st<float>(y[1], Zi[0] * sc);
+      st<float>(y[1], Zi[0] * (2 * sc));
       st<float>(y[1] + 1, 0.0f);
     }
     for (cx_i64 k = 1; k <= h; k += 16) {
       const int cnt = (int)(h + 1 - k < 16 ? h + 1 - k : 16);
       const vf xr = (vf)_mm512_loadu_ps(Zr + k), xi = (vf)_mm512_loadu_ps(Zi + k);
       const vf yr = (vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zr + n - k - 15));
-      const vf yi = -(vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zi + n - k - 15));
-      row_pairs_masked<To>::store(y[0] + 2 * k, cx_make<vf>((xr + yr) * half, (xi + yi) * half),
-                                  cnt);
-      if (two)
-        row_pairs_masked<To>::store(y[1] + 2 * k,
-                                    cx_make<vf>((xi - yi) * half, (yr - xr) * half), cnt);
+      // y = conj Z[n-k]: yi is minus this
+      const vf zi = (vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zi + n - k - 15));
+      cx<vf> X1 = cx_make<vf>(xr + yr, xi - zi), X2 = cx_make<vf>(xi + zi, yr - xr);
+      if (scaled) {
+        X1 = cx_make<vf>(X1.re * sc, X1.im * sc);
+        X2 = cx_make<vf>(X2.re * sc, X2.im * sc);
+      }
+      row_pairs_masked<To>::store(y[0] + 2 * k, X1, cnt);
+      if (two) row_pairs_masked<To>::store(y[1] + 2 * k, X2, cnt);
     }
   }
 }
