@@ -16,7 +16,7 @@ not fault in fresh pages depending on what ran before it, which moves
 torch's times by up to 2x from run to run; with it, no peer faults and
 each is timed at its allocation best.
 Time: median of several calls after two warm-up calls; the peers take turns
-(one call each per round, each round starting one peer later), so a change
+(one call each per round, in a shuffled order each round), so a change
 in load falls on all of them alike, and so does the cost of following a
 given peer.
 Speed-up columns are peer time / complexext time: above 1 means complexext

@@ -19,7 +19,7 @@ not fault in fresh pages depending on what ran before it, which moves
 torch's times by up to 2x from run to run; with it, no peer faults and
 each is timed at its allocation best.
 Time: median of 21 calls after two warm-up calls; the peers take turns
-(one call each per round, each round starting one peer later), so a change
+(one call each per round, in a shuffled order each round), so a change
 in machine load falls on all of them alike, and so does the cost of
 following a given peer. Speed-up columns are peer time / cx c32 time (above 1: complexext
 faster). On a machine shared with other work, a parallel region waits for

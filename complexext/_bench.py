@@ -5,6 +5,7 @@ allocated, caches filled), then `reps` times; the median wall time is kept.
 Peers are timed in the same run, on the same data and in turns, and only
 ratios between them are meant to be compared across machines.
 """
+import random
 import statistics
 import time
 
@@ -47,27 +48,30 @@ def memory_mode(kept):
 def interleaved_times(fns, reps=7, warmup=2, clock=time.perf_counter):
     """Median time in seconds of each callable in the dict fns, timed in
     turns (one call of each per round) so that a change in machine load
-    during the run falls on every peer alike. Round r starts at peer r mod
-    N, so each peer follows each other peer equally often: in a fixed order
-    the first peer always follows the last one, and a call that leaves the
-    second CPU idle (a serial stretch, freeing large buffers) costs the next
-    call 0.1-0.2 ms on a virtual machine (measured behind complexext's stft:
-    0.48 -> 0.65 ms after a 1 ms sleep), which fell on one peer only.
+    during the run falls on every peer alike. Each round takes the peers in
+    a fresh order (a shuffle seeded the same in every run), so a peer
+    follows a different peer from round to round. On a virtual machine the
+    call before matters: one that leaves the second CPU idle (a serial
+    stretch, freeing large buffers) costs the next call 0.1-0.2 ms
+    (measured behind complexext's stft: 0.48 -> 0.65 ms after a 1 ms
+    sleep). A fixed order, even one rotated each round, puts a peer after
+    the same predecessor in all rounds but the few it opens, so that cost
+    fell on one peer only.
     clock: wall time by default; time.thread_time gives the calling thread's
     CPU time instead."""
     for _ in range(warmup):
         for fn in fns.values():
             fn()
     items = list(fns.items())
+    order = random.Random(0)
     times = {k: [] for k in fns}
-    for r in range(reps):
-        for i in range(len(items)):
-            k, fn = items[(r + i) % len(items)]
+    for _ in range(reps):
+        order.shuffle(items)
+        for k, fn in items:
             t0 = clock()
             fn()
             times[k].append(clock() - t0)
     return {k: statistics.median(v) for k, v in times.items()}
-
 
 def random_chalf(shape, seed=0):
     """Standard complex normal data, rounded to complex32."""

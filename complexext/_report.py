@@ -36,8 +36,8 @@ the tables. This page's text is kept in `complexext/_report.py`.
 
 **What is timed.** Each table compares complexext's complex32 op with its
 peers measured in the same run, on the same data: the peers take turns, one
-call each per round after two warm-up calls, each round starting one peer
-later, and the median of each is kept
+call each per round after two warm-up calls, in a shuffled order each
+round, and the median of each is kept
 (`complexext._bench.interleaved_times`), so that a change in machine load
 falls on all of them alike. A ratio is peer time / complexext complex32
 time: above 1, complexext is faster. Absolute times belong to the machine
