@@ -48,20 +48,10 @@ static inline void transpose16_ps(vf* v) {
 }
 
 // ---- the steps every row kernel shares ------------------------------------
-// Where row r of J starts, in elements of the input and the output.
-CX_LANE_INLINE static void row_offsets(const cx_axis_job* J, cx_i64 r, cx_i64& io, cx_i64& oo) {
-  io = oo = 0;
-  for (int d = J->nd - 1; d >= 0; --d) {
-    const cx_i64 i = r % J->sizes[d];
-    r /= J->sizes[d];
-    io += i * J->in_strides[d];
-    oo += i * J->out_strides[d];
-  }
-}
-
-// The same for row r and then each row after it, the index of every dim
-// carried as the row advances: two divisions a dim once, not a row (they
-// cost as much as a short row's split).
+// Where row r of J starts, in elements of the input and the output, and
+// then each row after it: the index of every dim is carried as the row
+// advances, so the divisions are paid once a call, not once a row (for a
+// 400-point row they cost as much as its split).
 struct row_cursor {
   const cx_axis_job* J;
   cx_i64 io, oo;  // where the current row starts
@@ -203,9 +193,9 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
   const bool c2c = J->kind == CX_C2C, win = J->win_in != 0, conj_in = J->conj_in != 0;
   const int cin = c2c ? 2 : 1;
   const float sc = (float)J->scale;
-  for (cx_i64 r = r0; r < r1; ++r) {
-    cx_i64 io, oo;
-    row_offsets(J, r, io, oo);
+  row_cursor at(J, r0);
+  for (cx_i64 r = r0; r < r1; ++r, at.next()) {
+    const cx_i64 io = at.io, oo = at.oo;
     const Ti* x = in + io * cin;
     To* y = out + oo * 2;
     cx<vf> v[16];
@@ -284,9 +274,9 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
   To* out = (To*)J->out;
   const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
   const bool conj = J->conj_in != 0;
-  for (cx_i64 r = r0; r < r1; ++r) {
-    cx_i64 io, oo;
-    row_offsets(J, r, io, oo);
+  row_cursor at(J, r0);
+  for (cx_i64 r = r0; r < r1; ++r, at.next()) {
+    const cx_i64 io = at.io, oo = at.oo;
     const Ti* x = in + io * 2;
     To* y = out + oo * 2;
     cx<vf> e[16], o[16], a[32];

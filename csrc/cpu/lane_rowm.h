@@ -124,9 +124,9 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   cx<float>* Z = (cx<float>*)(B + m + CX_LANE_SKEW);  // r2c: the row's Z, h values
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  for (cx_i64 r = r0; r < r1; ++r) {
-    cx_i64 io, oo;
-    row_offsets(J, r, io, oo);
+  row_cursor at(J, r0);
+  for (cx_i64 r = r0; r < r1; ++r, at.next()) {
+    const cx_i64 io = at.io, oo = at.oo;
     const Ti* x = (const Ti*)J->in + io * (c2c ? 2 : 1);
     To* y = (To*)J->out + oo * 2;
     const auto get = [&](cx_i64 a) {
