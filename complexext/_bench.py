@@ -73,6 +73,7 @@ def interleaved_times(fns, reps=7, warmup=2, clock=time.perf_counter):
             times[k].append(clock() - t0)
     return {k: statistics.median(v) for k, v in times.items()}
 
+
 def random_chalf(shape, seed=0):
     """Standard complex normal data, rounded to complex32."""
     g = torch.Generator().manual_seed(seed)
