@@ -23,9 +23,11 @@
 template <class T> struct row_pairs_masked;
 template <> struct row_pairs_masked<cx_half_t> {
   CX_LANE_INLINE static void store(cx_half_t* p, cx<vf> z, int cnt) {
-    const __m512i v = pair_io<float, cx_half_t, lanes_of<float> >::pack(z);
-    if (cnt == 16) _mm512_storeu_si512(p, v);
-    else _mm512_mask_storeu_epi32(p, (__mmask16)((1u << cnt) - 1), v);
+    if (cnt == 16) return row_pairs<cx_half_t>::store(p, z);
+    __m512d lo, hi;
+    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
+    cvt_store_ph(p, _mm512_castpd_ps(lo), 2 * (unsigned)(cnt < 8 ? cnt : 8));
+    cvt_store_ph(p + 16, _mm512_castpd_ps(hi), 2 * (unsigned)(cnt > 8 ? cnt - 8 : 0));
   }
 };
 template <> struct row_pairs_masked<float> {
