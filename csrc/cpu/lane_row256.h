@@ -142,8 +142,11 @@ static inline bool row_job_shape(const cx_axis_job* J) {
 // kernel (a few hundred scalar moves).
 struct row256_tables {
   alignas(64) float twr[16][16], twi[16][16];  // [c][b] exp(-2*pi*i*b*c/256)
-  alignas(64) float rwr[16][16], rwi[16][16];  // [d][l] exp(-2*pi*i*(16d+l)/512), even real
-  alignas(64) float win_re[16][16], win_im[16][16];  // window at the pairs' two scalars
+  // even real: [d][l] -i w512^k, k = 16d + l (re = Im w, im = -Re w)
+  alignas(64) float rwr[16][16], rwi[16][16];
+  // the window at the pairs' two scalars; for an even real job halved
+  // (exact), or 1/2 with no window: the split's 1/2 taken on the load
+  alignas(64) float win_re[16][16], win_im[16][16];
   // False unless J is a job this kernel does: fp32 compute, a plan of two
   // radix-16 passes (n = 256), unit strides, every output written.
   static bool accepts(const cx_axis_job* J) {
@@ -172,17 +175,16 @@ struct row256_tables {
     if (!c2c) {
       const cx<float>* w = (const cx<float>*)J->rtw;
       for (int k = 0; k < 256; ++k) {
-        rwr[k >> 4][k & 15] = w[k].re;
-        rwi[k >> 4][k & 15] = w[k].im;
+        rwr[k >> 4][k & 15] = w[k].im;
+        rwi[k >> 4][k & 15] = -w[k].re;
       }
     }
-    if (J->win_in) {
-      const float* w = (const float*)J->win_in;
+    const float* w = (const float*)J->win_in;
+    if (w || !c2c)
       for (int m = 0; m < 256; ++m) {
-        win_re[m >> 4][m & 15] = c2c ? w[m] : w[2 * m];
-        win_im[m >> 4][m & 15] = c2c ? w[m] : w[2 * m + 1];
+        win_re[m >> 4][m & 15] = c2c ? w[m] : w ? 0.5f * w[2 * m] : 0.5f;
+        win_im[m >> 4][m & 15] = c2c ? w[m] : w ? 0.5f * w[2 * m + 1] : 0.5f;
       }
-    }
     return true;
   }
 };
@@ -217,9 +219,10 @@ template <class Ti, class To>
 static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, cx_i64 r1) {
   const Ti* in = (const Ti*)J->in;
   To* out = (To*)J->out;
-  const bool c2c = J->kind == CX_C2C, win = J->win_in != 0, conj_in = J->conj_in != 0;
+  const bool c2c = J->kind == CX_C2C, win = J->win_in != 0 || !c2c, conj_in = J->conj_in != 0;
   const int cin = c2c ? 2 : 1;
   const float sc = (float)J->scale;
+  const bool scaled = sc != 1.0f;
   row_cursor at(J, r0);
   for (cx_i64 r = r0; r < r1; ++r, at.next()) {
     const cx_i64 io = at.io, oo = at.oo;
@@ -233,28 +236,28 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
       for (int d = 0; d < 16; ++d) row_pairs<To>::store(y + 32 * d, cx_make<vf>(v[d].re * sc, v[d].im * si));
       continue;
     }
-    // Even real: Z = v is the DFT of the pairs z[m] = x[2m] + i x[2m+1]. With
-    // x = Z[k], y = conj Z[256-k], X[k] = (x + y - i w^k (x - y)) / 2; lane l
-    // of vector d is k = 16d + l, and Z[256-k] is lane 0 of vector (16-d)%16
-    // for l = 0, else lane 16-l of vector 15-d.
-    const float half = 0.5f * sc;
+    // Even real: Z = v is the DFT of the pairs z[m] = x[2m] + i x[2m+1],
+    // halved by the table's window. With x = Z[k], y = conj Z[256-k],
+    // X[k] = (x + y) - i w^k (x - y): two sums, two differences and four
+    // FMAs a vector (the 1/2 already in Z). Lane l of vector d is
+    // k = 16d + l, and Z[256-k] is lane 0 of vector (16-d)%16 for l = 0,
+    // else lane 16-l of vector 15-d.
     const __m512i rev = _mm512_setr_epi32(0, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17);
-    cx<vf> X[16];
+    const float z0re = v[0].re[0], z0im = v[0].im[0];
     for (int d = 0; d < 16; ++d) {
       const cx<vf>& A = v[(16 - d) & 15];
       const cx<vf>& B = v[15 - d];
-      const cx<vf> yv = cx_make<vf>(
-          (vf)_mm512_permutex2var_ps((__m512)A.re, rev, (__m512)B.re),
-          -(vf)_mm512_permutex2var_ps((__m512)A.im, rev, (__m512)B.im));
+      const vf pr = (vf)_mm512_permutex2var_ps((__m512)A.re, rev, (__m512)B.re);
+      const vf pi = (vf)_mm512_permutex2var_ps((__m512)A.im, rev, (__m512)B.im);
       vf wr, wi;
       __builtin_memcpy(&wr, T.rwr[d], sizeof(vf));
       __builtin_memcpy(&wi, T.rwi[d], sizeof(vf));
-      const cx<vf> s = v[d] + yv, t = cx_mul(v[d] - yv, cx_make<vf>(wr, wi));
-      X[d] = cx_scale(s + cx_mul_neg_i(t), half);
+      const vf sr = v[d].re + pr, si = v[d].im - pi, dr = v[d].re - pr, di = v[d].im + pi;
+      cx<vf> X = cx_make<vf>(sr + wr * dr - wi * di, si + wr * di + wi * dr);
+      if (scaled) X = cx_scale(X, sc);
+      row_pairs<To>::store(y + 32 * d, X);
     }
-    const float z0re = v[0].re[0], z0im = v[0].im[0];
-    for (int d = 0; d < 16; ++d) row_pairs<To>::store(y + 32 * d, X[d]);
-    st<float>(y + 512, (z0re - z0im) * sc);
+    st<float>(y + 512, 2.0f * (z0re - z0im) * sc);
     st<float>(y + 513, 0.0f);
   }
 }
