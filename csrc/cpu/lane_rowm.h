@@ -94,21 +94,28 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<
       for (cx_i64 a = 0; a < m; ++a) A[a] = get(a);
   }
   const cx<vf>* R = stockham<vf, float>(p->row, A, B, done);
-  for (cx_i64 c0 = 0; c0 < m; c0 += 16) {
-    const int cnt = (int)(m - c0 < 16 ? m - c0 : 16);
+  // the twiddles on the way in: vector c times row_re/im[16c ..] (c = 0: ones)
+  const auto twiddled = [&](cx_i64 c) {
+    if (c == 0) return R[0];
+    vf wr, wi;
+    __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
+    __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
+    return cx_mul(R[c], cx_make<vf>(wr, wi));
+  };
+  // Full blocks with a count known when compiling (the block then stays in
+  // registers and put stores it unmasked: measured 11 % of the 400-point
+  // pair kernel's time), then the partial block, if any.
+  cx_i64 c0 = 0;
+  for (; c0 + 16 <= m; c0 += 16) {
     cx<vf> v[16];
-    // the twiddles on the way in: vector c times row_re/im[16c ..] (c = 0: ones)
-    for (int i = 0; i < cnt; ++i) {
-      const cx_i64 c = c0 + i;
-      if (c == 0) {
-        v[i] = R[0];
-        continue;
-      }
-      vf wr, wi;
-      __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
-      __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
-      v[i] = cx_mul(R[c], cx_make<vf>(wr, wi));
-    }
+    for (int i = 0; i < 16; ++i) v[i] = twiddled(c0 + i);
+    row_last_step(v, 16, v);
+    put(c0, 16, v);
+  }
+  if (c0 < m) {
+    const int cnt = (int)(m - c0);
+    cx<vf> v[16];
+    for (int i = 0; i < cnt; ++i) v[i] = twiddled(c0 + i);
     row_last_step(v, cnt, v);
     put(c0, cnt, v);
   }
@@ -224,6 +231,13 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       return cx_make<vf>(re * w, im * w);
     };
     rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
+      if (cnt == 16) {
+        for (int d = 0; d < 16; ++d) {
+          _mm512_storeu_ps(Zr + c0 + m * d, (__m512)v[d].re);
+          _mm512_storeu_ps(Zi + c0 + m * d, (__m512)v[d].im);
+        }
+        return;
+      }
       const __mmask16 k = (__mmask16)((1u << cnt) - 1);
       for (int d = 0; d < 16; ++d) {
         _mm512_mask_storeu_ps(Zr + c0 + m * d, k, (__m512)v[d].re);
