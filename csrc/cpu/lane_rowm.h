@@ -215,7 +215,7 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
   const bool scaled = sc != 1.0f;
   const cx_i64 out_bytes = (h + 1) * 2 * (cx_i64)sizeof(To);
   const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  row_cursor at(J, r0);
+  row_cursor at(J, r0), ahead(J, r0 + 2);
   for (cx_i64 r = r0; r < r1; r += 2) {
     const bool two = r + 1 < r1;
     const Ti* x[2];
@@ -226,13 +226,12 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       if (j == 0 || two) at.next();
     }
     // the next pair's output rows, for writing: their lines are then
-    // owned by the time the split stores to them
-    if (r + 2 < r1) {
-      row_cursor ahead = at;
-      for (int j = 0; j < 2 && r + 2 + j < r1; ++j, ahead.next()) {
-        const char* o = (const char*)((To*)J->out + ahead.oo * 2);
-        for (cx_i64 b = 0; b < out_bytes; b += 64) __builtin_prefetch(o + b, 1, 3);
-      }
+    // owned by the time the split stores to them (`ahead` is two rows
+    // ahead of `at`, stepped beside it: a copy of `at` each pair stalled
+    // on its fresh index stores)
+    for (int j = 0; j < 2 && r + 2 + j < r1; ++j, ahead.next()) {
+      const char* o = (const char*)((To*)J->out + ahead.oo * 2);
+      for (cx_i64 b = 0; b < out_bytes; b += 64) __builtin_prefetch(o + b, 1, 3);
     }
     const auto get = [&](cx_i64 a) {
       vf re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (vf){};
