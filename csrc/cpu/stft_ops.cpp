@@ -71,7 +71,13 @@ void padded_ends(const char* x, int64_t s0, int64_t s1, int64_t B, int64_t L, in
       for (int64_t j = 0; j < E; ++j) {
         if (j == j0) {
           const El* from = xb + (base + j0 - pad) * s1;
-          for (; j < j1; ++j, from += s1) *dst++ = *from;
+          if (s1 == 1) {  // a contiguous run: one copy
+            std::memcpy(dst, from, (size_t)(j1 - j0) * ES);
+            dst += j1 - j0;
+            j = j1;
+          } else {
+            for (; j < j1; ++j, from += s1) *dst++ = *from;
+          }
           if (j == E) break;
         }
         const int64_t i = stft_pad_source(base + j, L, pad, mode);
@@ -120,8 +126,6 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
   const char* src = (const char*)self.const_data_ptr();
   const auto fill = es == 2 ? padded_ends<2> : es == 4 ? padded_ends<4>
                   : es == 8 ? padded_ends<8> : padded_ends<16>;
-  fill(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
-       ends.mutable_data_ptr());
   cx_axis_job Je = J;
   Je.in = ends.const_data_ptr();
   Je.in_stride = 1;
@@ -137,9 +141,14 @@ at::Tensor stft(const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
   Je.out_strides[1] = (T - k) * F;
   Je.out_strides[2] = F;
   Je.nrows = 2 * k * B;
-  // the end frames as the first item of the middle frames' parallel loop
+  // the ends' copy and frames as the first item of the middle frames'
+  // parallel loop: with two threads or more, the copy is off the path
   run_frames(J, src + (k * hop - pad) * self.stride(1) * es, self.stride(0), self.stride(1), B, T,
-             F, hop, k, T - 2 * k, out, [&] { run_rows(Je); });
+             F, hop, k, T - 2 * k, out, [&] {
+               fill(src, self.stride(0), self.stride(1), B, L, pad, mode, (T - k) * hop, E,
+                    ends.mutable_data_ptr());
+               run_rows(Je);
+             });
   return out;
 }
 
