@@ -244,6 +244,7 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
     // else lane 16-l of vector 15-d.
     const __m512i rev = _mm512_setr_epi32(0, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17);
     const float z0re = v[0].re[0], z0im = v[0].im[0];
+#pragma GCC unroll 16
     for (int d = 0; d < 16; ++d) {
       const cx<vf>& A = v[(16 - d) & 15];
       const cx<vf>& B = v[15 - d];
