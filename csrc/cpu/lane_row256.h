@@ -33,10 +33,11 @@ CX_LANE_INLINE static cx<vf> row_deinterleave(__m512 lo, __m512 hi) {
 // add to (7 -> 6 uops a load, 7 -> 4 a store; measured on Sapphire Rapids).
 // (Compilers keep an intrinsic's conversion and store apart, so the
 // memory form is asked for in asm; round to nearest, no exceptions.)
-// 16 floats to 16 halves at p, the first `words` of them.
+// 16 floats to 16 halves at p.
 CX_LANE_INLINE static void cvt_store_ph(cx_half_t* p, __m512 x) {
   __asm__("vcvtps2ph $8, %1, %0" : "=m"(*(cx_half_t(*)[16])p) : "v"(x));
 }
+// The first `words` of them only (a masked store).
 CX_LANE_INLINE static void cvt_store_ph(cx_half_t* p, __m512 x, unsigned words) {
   if (words >= 16) return cvt_store_ph(p, x);
   if (!words) return;
@@ -75,35 +76,6 @@ static inline void transpose16_ps(vf* v) {
 }
 
 // ---- the steps every row kernel shares ------------------------------------
-// Where row r of J starts, in elements of the input and the output, and
-// then each row after it: the index of every dim is carried as the row
-// advances, so the divisions are paid once a call, not once a row (for a
-// 400-point row they cost as much as its split).
-struct row_cursor {
-  const cx_axis_job* J;
-  cx_i64 io, oo;  // where the current row starts
-  cx_i64 idx[CX_MAX_DIMS];
-  row_cursor(const cx_axis_job* job, cx_i64 r) : J(job), io(0), oo(0) {
-    for (int d = J->nd - 1; d >= 0; --d) {
-      idx[d] = r % J->sizes[d];
-      r /= J->sizes[d];
-      io += idx[d] * J->in_strides[d];
-      oo += idx[d] * J->out_strides[d];
-    }
-  }
-  // To the next row (past the last one, back to row 0).
-  CX_LANE_INLINE void next() {
-    for (int d = J->nd - 1; d >= 0; --d) {
-      io += J->in_strides[d];
-      oo += J->out_strides[d];
-      if (++idx[d] < J->sizes[d]) return;
-      io -= J->sizes[d] * J->in_strides[d];
-      oo -= J->sizes[d] * J->out_strides[d];
-      idx[d] = 0;
-    }
-  }
-};
-
 // v[c] *= (re, im)[16c .. 16c + 16) for 1 <= c < count (vector c, lane b
 // times w^(b*c); c = 0 is all ones).
 CX_LANE_INLINE static void row_twiddle(cx<vf>* v, cx_i64 count, const float* re, const float* im) {

@@ -53,6 +53,37 @@ template <class F> static inline void with_fp32_storage(const cx_axis_job* J, F 
 #include "lane_gather.h"
 #include "lane_rows.h"
 #include "lane_ola.h"
+
+// Where row r of J starts, in elements of the input and the output, and
+// then each row after it: the index of every dim is carried as the row
+// advances, so the divisions are paid once a call, not once a row (for a
+// 400-point row they cost as much as its split). The lane engine takes
+// its groups' rows from one too.
+struct row_cursor {
+  const cx_axis_job* J;
+  cx_i64 io, oo;  // where the current row starts
+  cx_i64 idx[CX_MAX_DIMS];
+  row_cursor(const cx_axis_job* job, cx_i64 r) : J(job), io(0), oo(0) {
+    for (int d = J->nd - 1; d >= 0; --d) {
+      idx[d] = r % J->sizes[d];
+      r /= J->sizes[d];
+      io += idx[d] * J->in_strides[d];
+      oo += idx[d] * J->out_strides[d];
+    }
+  }
+  // To the next row (past the last one, back to row 0).
+  __attribute__((always_inline)) void next() {
+    for (int d = J->nd - 1; d >= 0; --d) {
+      io += J->in_strides[d];
+      oo += J->out_strides[d];
+      if (++idx[d] < J->sizes[d]) return;
+      io -= J->sizes[d] * J->in_strides[d];
+      oo -= J->sizes[d] * J->out_strides[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 #include "lane_row256.h"
 
 // ---- Stockham passes over lane buffers ----------------------------------
@@ -169,16 +200,11 @@ struct group {
     row0 = g;
     nl = (int)(nrows - g < W ? nrows - g : W);
     const int cin = J->kind == CX_R2C ? 1 : 2, cout = J->kind == CX_C2R ? 1 : 2;
+    row_cursor at(J, g);  // lanes past nl repeat the last row
     for (int l = 0; l < W; ++l) {
-      cx_i64 r = g + (l < nl ? l : nl - 1), io = 0, oo = 0;
-      for (int d = J->nd - 1; d >= 0; --d) {
-        cx_i64 i = r % J->sizes[d];
-        r /= J->sizes[d];
-        io += i * J->in_strides[d];
-        oo += i * J->out_strides[d];
-      }
-      ioff[l] = io * cin;
-      ooff[l] = oo * cout;
+      ioff[l] = at.io * cin;
+      ooff[l] = at.oo * cout;
+      if (l + 1 < nl) at.next();
     }
     iidx.set(ioff);
     oidx.set(ooff);
