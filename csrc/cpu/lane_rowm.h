@@ -142,8 +142,6 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   cx<vf>* A = (cx<vf>*)scratch;
   cx<vf>* B = A + m + CX_LANE_SKEW;
   cx<float>* Z = (cx<float>*)(B + m + CX_LANE_SKEW);  // r2c: the row's Z, h values
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   row_cursor at(J, r0);
   for (cx_i64 r = r0; r < r1; ++r, at.next()) {
     const cx_i64 io = at.io, oo = at.oo;
@@ -156,9 +154,8 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
         const vf w = (vf)_mm512_loadu_ps(win + 16 * a);
         z = cx_make<vf>(z.re * w, z.im * w);
       } else if (win) {  // the window at the pair's two reals
-        const __m512 lo = _mm512_loadu_ps(win + 32 * a), hi = _mm512_loadu_ps(win + 32 * a + 16);
-        z = cx_make<vf>(z.re * (vf)_mm512_permutex2var_ps(lo, even, hi),
-                        z.im * (vf)_mm512_permutex2var_ps(lo, odd, hi));
+        const cx<vf> w = row_deinterleave(_mm512_loadu_ps(win + 32 * a), _mm512_loadu_ps(win + 32 * a + 16));
+        z = cx_make<vf>(z.re * w.re, z.im * w.im);
       }
       return z;
     };
