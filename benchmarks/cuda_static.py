@@ -1,0 +1,675 @@
+#!/usr/bin/env python3
+"""Static speed proxies of the CUDA kernels on sm_90 (H100/H200), with no GPU.
+
+    python benchmarks/cuda_static.py [FILE.cu ...] [--only PATTERN]
+        [--enforce PATTERN ...] [--enforce-all] [--json FILE]
+        [--nvcc PATH] [--cuobjdump PATH]
+
+Compiles each file (default: every csrc/cuda/*.cu, not csrc/cuda/check/)
+once for sm_90 (nvcc -std=c++17 -O3 -cubin -arch=sm_90 -Xptxas -v -lineinfo
+-Icsrc) and reads, per kernel:
+
+  ptxas -v     registers, stack frame, spill stores and loads, static shared
+               memory
+  PTX          the launch bounds: .maxntid / .reqntid (max threads per block)
+               and .minnctapersm (min blocks per SM); EIATTR_MAX_THREADS and
+               EIATTR_MAXREG_COUNT from `cuobjdump -elf` as well
+  SASS         (`cuobjdump -sass`) LDL/STL instructions, calls of the 64-bit
+               integer division and remainder helpers, 8- and 16-bit global
+               loads and stores, static instruction count (NOPs excluded),
+               bytes of global loads issued before the first floating-point
+               butterfly instruction (FADD/FFMA/FMUL/DADD/DFMA/DMUL, in
+               address order; conversions such as HADD2.F32 do not count)
+
+and derives the occupancy on sm_90 of a block of the max-threads size
+(registers, static plus manifest-given dynamic shared memory, warp and
+block limits), the loads in flight per SM (resident threads x bytes each
+thread loads before its first butterfly) and, for reg_fft_kernel<N, EPT,
+...> kernels, the static instructions per element (instructions / EPT).
+
+Checks, on every kernel that is not a float64 instantiation (no `double`
+among the template arguments of its demangled name): stack frame 0; no
+spills; no LDL/STL; no 64-bit division calls; no 8/16-bit global accesses;
+registers within what the launch bounds allow; >= 16 resident warps per
+SM; >= 16 KiB of global loads in flight per SM; for reg_fft_kernel with N
+in {256, 400, 512, 1000, 1024} <= 60 instructions per element, N = 4096
+<= 70. A check is enforced only on kernels whose demangled name matches an
+enforced pattern (MANIFEST below: the reg_fft_kernel family; --enforce
+adds patterns, --enforce-all takes every kernel); the others are reported,
+marked "not enforced (legacy)".
+
+These are proxies, read from the code as laid out: "before the first
+butterfly" is in address order, so a kernel that switches between code
+paths gets the figure of whichever path comes first; the instruction count
+takes in the helpers the kernel calls, counted once.
+
+Exit status: 0 when every enforced check passes, 1 when one fails (each
+failure is printed), 2 when the tool cannot run (no nvcc or cuobjdump, a
+compile error, nothing matched --only). Imports nothing outside the
+standard library (no torch); compiles in a temporary folder and leaves
+nothing on disk but the --json file.
+
+cuobjdump: PyPI's nvidia-cuda-cuobjdump (pip install nvidia-cuda-cuobjdump;
+found inside site-packages/nvidia/...), else on PATH, in $CUDA_HOME/bin,
+beside nvcc or in /usr/local/cuda*/bin.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+NVCC_FLAGS = ["-std=c++17", "-O3", "-cubin", "-arch=sm_90", "-Xptxas", "-v", "-lineinfo"]
+
+# sm_90 (H100/H200) per-SM limits, as CUDA's occupancy calculator
+# (cuda_occupancy.h) applies them.
+SM90 = {
+    "regs_per_sm": 65536,
+    "regs_per_block": 65536,
+    "reg_alloc_unit": 256,        # registers, allocated per warp
+    "sub_partitions": 4,          # the register file is split four ways
+    "max_regs_per_thread": 255,
+    "max_warps": 64,
+    "max_blocks": 32,
+    "max_threads_per_block": 1024,
+    "smem_per_sm": 228 * 1024,
+    "smem_per_block_max": 227 * 1024,
+    "smem_reserved_per_block": 1024,
+    "smem_alloc_unit": 128,
+}
+
+MIN_WARPS = 16
+MIN_INFLIGHT = 16 * 1024          # bytes of global loads in flight per SM
+IPE_LIMITS = {256: 60, 400: 60, 512: 60, 1000: 60, 1024: 60, 4096: 70}
+
+# Per kernel family: a regular expression searched in the demangled name,
+# and what is known of it that the binary does not say.
+#   enforce       the checks fail the run (default False: "legacy", reported)
+#   threads       block size of the launch, for kernels without launch bounds
+#   dynamic_smem  dynamic shared memory per block in bytes (invisible to ptxas)
+MANIFEST = {
+    r"\breg_fft_kernel<": {"enforce": True},
+    # ola.cu launches both with kThreads = 256 and no dynamic shared memory.
+    r"\benvelope_kernel<": {"threads": 256, "dynamic_smem": 0},
+    r"\bola_kernel<": {"threads": 256, "dynamic_smem": 0},
+}
+
+CHECKS = ["stack", "spill", "local", "div64", "g16", "regs", "warps", "inflight", "ipe"]
+
+BUTTERFLY_OPS = {"FADD", "FFMA", "FMUL", "DADD", "DFMA", "DMUL"}
+REG_FFT_RE = re.compile(
+    r"\breg_fft_kernel<\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*\s*,\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*")
+DIV64_RE = re.compile(r"(div|rem)_?[su]?64|[su]64_?(div|rem)|__internal.*[su]64", re.I)
+
+
+class ToolError(Exception):
+    pass
+
+
+# --- finding the tools ------------------------------------------------------------
+
+def find_nvcc(given=None):
+    if given:
+        return given if os.path.isfile(given) else None
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    for d in [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]:
+        if d and os.access(os.path.join(d, "bin", "nvcc"), os.X_OK):
+            return os.path.join(d, "bin", "nvcc")
+    return None
+
+
+def _site_dirs():
+    dirs = []
+    for key in ("purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            dirs.append(p)
+    dirs += [p for p in sys.path if p.endswith("site-packages") or p.endswith("dist-packages")]
+    try:
+        import site
+        dirs += site.getsitepackages() + [site.getusersitepackages()]
+    except Exception:
+        pass
+    out = []
+    for d in dirs:
+        if d and os.path.isdir(d) and d not in out:
+            out.append(d)
+    return out
+
+
+def find_binary(name, nvcc=None, given=None):
+    """PyPI's nvidia-* wheels first (site-packages/nvidia/<pkg>/bin/<name>),
+    then PATH, $CUDA_HOME/bin, nvcc's folder, /usr/local/cuda*/bin."""
+    if given:
+        return given if os.path.isfile(given) else None
+    for d in _site_dirs():
+        hits = sorted(glob.glob(os.path.join(d, "nvidia", "*", "bin", name)) +
+                      glob.glob(os.path.join(d, "nvidia", "*", "*", "bin", name)))
+        hits = [h for h in hits if os.access(h, os.X_OK)]
+        if hits:
+            return hits[-1]
+    found = shutil.which(name)
+    if found:
+        return found
+    cands = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
+    if nvcc:
+        cands.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+        cands.append(os.path.dirname(os.path.dirname(nvcc)))
+    cands += sorted(glob.glob("/usr/local/cuda*"), reverse=True)
+    for d in cands:
+        if d and os.access(os.path.join(d, "bin", name), os.X_OK):
+            return os.path.join(d, "bin", name)
+    return None
+
+
+def _run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise ToolError(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-4000:]}")
+    return p
+
+
+def demangle(names):
+    names = list(names)
+    tool = shutil.which("c++filt") or shutil.which("cu++filt")
+    if not tool or not names:
+        return {n: n for n in names}
+    p = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True)
+    out = p.stdout.splitlines()
+    if p.returncode != 0 or len(out) != len(names):
+        return {n: n for n in names}
+    return dict(zip(names, out))
+
+
+# --- parsers ----------------------------------------------------------------------
+
+def parse_ptxas(text):
+    """ptxas -v (stderr of nvcc): {mangled: {regs, stack, spill_stores,
+    spill_loads, smem, barriers}} for the entry functions."""
+    out, cur, entries = {}, None, set()
+    for line in text.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            entries.add(m.group(1))
+            cur = out.setdefault(m.group(1), {})
+            continue
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), {})
+            continue
+        if cur is None:
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+                      line)
+        if m:
+            cur["stack"], cur["spill_stores"], cur["spill_loads"] = map(int, m.groups())
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            cur["regs"] = int(m.group(1))
+            b = re.search(r"used (\d+) barriers", line)
+            cur["barriers"] = int(b.group(1)) if b else 0
+            s = re.search(r"(\d+) bytes smem", line)
+            cur["smem"] = int(s.group(1)) if s else 0
+    return {k: v for k, v in out.items() if k in entries}
+
+
+def parse_ptx(text):
+    """PTX: {mangled: {maxntid, reqntid, minnctapersm, maxnreg}} per .entry."""
+    out = {}
+    for m in re.finditer(r"\.entry\s+([\w$.]+)\s*\(", text):
+        head = text[m.end():]
+        brace = head.find("{")
+        head = head[:brace if brace >= 0 else len(head)]
+        d = {}
+        for key in ("maxntid", "reqntid"):
+            k = re.search(r"\." + key + r"\s+([\d\s,]+)", head)
+            if k:
+                prod = 1
+                for v in k.group(1).replace(",", " ").split():
+                    prod *= int(v)
+                d[key] = prod
+        for key in ("minnctapersm", "maxnreg"):
+            k = re.search(r"\." + key + r"\s+(\d+)", head)
+            if k:
+                d[key] = int(k.group(1))
+        out[m.group(1)] = d
+    return out
+
+
+def parse_elf(text):
+    """cuobjdump -elf: per kernel its section and EIATTR_MAX_THREADS /
+    EIATTR_MAXREG_COUNT; per section the FUNC symbols (value, size, name)."""
+    kernels, funcs = {}, {}
+    sym_re = re.compile(r"^\s*(0x[0-9a-f]+|\d+)\s+(0x[0-9a-f]+|\d+)\s+(0x[0-9a-f]+|\d+)\s+FUNC\s+"
+                        r"(\S+)\s+(\S+)\s+(\S+)\s+(0x[0-9a-f]+|\d+)\s+(\S+)\s*$")
+    info = None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = sym_re.match(line)
+        if m:
+            value, size, other, ndx, name = (int(m.group(2), 0), int(m.group(3), 0), m.group(6),
+                                             int(m.group(7), 0), m.group(8))
+            funcs.setdefault(ndx, []).append((value, size, name))
+            if other == "ENTRY":
+                kernels.setdefault(name, {})["section"] = ndx
+            continue
+        if line.startswith(".nv.info."):
+            info = kernels.setdefault(line[len(".nv.info."):].strip(), {})
+            continue
+        if line.startswith(".") and not line.startswith(".nv.info."):
+            info = None
+            continue
+        if info is not None and "Attribute:" in line:
+            attr = line.split("Attribute:")[1].strip()
+            val = next((lines[j] for j in range(i + 1, min(i + 4, len(lines)))
+                        if "Value:" in lines[j]), "")
+            nums = [int(x, 0) for x in re.findall(r"0x[0-9a-f]+|\b\d+\b",
+                                                  val.split("Value:", 1)[-1])]
+            if attr == "EIATTR_MAX_THREADS" and nums:
+                prod = 1
+                for v in nums[:3]:
+                    prod *= v
+                info["max_threads"] = prod
+            elif attr == "EIATTR_MAXREG_COUNT" and nums:
+                info["maxreg"] = nums[0]
+    return kernels, funcs
+
+
+INSN_RE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+
+
+def access_width(op):
+    """Bytes of one thread's access for an LDG/STG/LD/ST/LDGSTS opcode."""
+    parts = op.split(".")[1:]
+    for p in parts:
+        if p in ("64",):
+            return 8
+        if p in ("128",):
+            return 16
+        if p in ("256",):
+            return 32
+        if p in ("U16", "S16", "16"):
+            return 2
+        if p in ("U8", "S8", "8"):
+            return 1
+    return 4
+
+
+def parse_sass(text):
+    """cuobjdump -sass: {mangled: [(address, opcode, operands)]}."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.search(r"Function\s*:\s*(\S+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), [])
+            continue
+        if cur is None:
+            continue
+        m = INSN_RE.search(line)
+        if not m:
+            continue
+        body = m.group(2).strip()
+        if body.startswith("@"):
+            body = body.split(None, 1)[1] if " " in body else ""
+        if not body:
+            continue
+        op, _, rest = body.partition(" ")
+        cur.append((int(m.group(1), 16), op, rest))
+    return out
+
+
+def sass_figures(insns, subs):
+    """Counts over one kernel's SASS; subs: [(value, size, name)] of the FUNC
+    symbols in its section (the called helpers)."""
+    by_addr = {v: n for v, _, n in subs}
+    f = {"instructions": 0, "ldl_stl": 0, "div64_calls": 0, "g16": 0, "global_loads": 0,
+         "load_bytes_before_butterfly": 0, "butterfly_found": False}
+    helpers = set()
+    for addr, op, rest in insns:
+        base = op.split(".")[0]
+        if base == "NOP":
+            continue
+        f["instructions"] += 1
+        if base in ("LDL", "STL"):
+            f["ldl_stl"] += 1
+        elif base in ("LDG", "STG", "LD", "ST", "LDGSTS"):
+            w = access_width(op)
+            if w <= 2:
+                f["g16"] += 1
+            if base in ("LDG", "LD", "LDGSTS"):
+                f["global_loads"] += 1
+                if not f["butterfly_found"]:
+                    f["load_bytes_before_butterfly"] += w
+        elif base in BUTTERFLY_OPS:
+            f["butterfly_found"] = True
+        elif base == "CALL":
+            target = None
+            m = re.search(r"`\(([^)]+)\)", rest)
+            if m:
+                target = m.group(1)
+            else:
+                m = re.search(r"0x([0-9a-f]+)", rest)
+                if m:
+                    target = by_addr.get(int(m.group(1), 16))
+            if target and DIV64_RE.search(target):
+                f["div64_calls"] += 1
+                helpers.add(target)
+    f["div64_helpers"] = sorted(helpers)
+    return f
+
+
+# --- occupancy --------------------------------------------------------------------
+
+def _round_up(x, unit):
+    return -(-x // unit) * unit
+
+
+def occupancy(regs, threads, smem_bytes, arch=SM90):
+    """Resident blocks and warps per SM of blocks of `threads` threads, and
+    what limits them (cuda_occupancy.h's rules for sm_90)."""
+    warps_per_block = -(-threads // 32)
+    limits = {"warps": arch["max_warps"] // warps_per_block, "blocks": arch["max_blocks"]}
+    regs_per_warp = _round_up(max(regs, 1) * 32, arch["reg_alloc_unit"])
+    if regs > arch["max_regs_per_thread"] or \
+            regs_per_warp * warps_per_block > arch["regs_per_block"]:
+        limits["registers"] = 0
+    else:
+        per_part = arch["regs_per_sm"] // arch["sub_partitions"]
+        warps = (per_part // regs_per_warp) * arch["sub_partitions"]
+        limits["registers"] = warps // warps_per_block
+    if smem_bytes > arch["smem_per_block_max"]:
+        limits["shared"] = 0
+    else:
+        per_block = _round_up(smem_bytes, arch["smem_alloc_unit"]) + arch["smem_reserved_per_block"]
+        limits["shared"] = arch["smem_per_sm"] // per_block
+    blocks = min(limits.values())
+    # On a tie the hardware's caps are named first: registers or shared
+    # memory limit only when they bind alone.
+    limiter = min(limits, key=lambda k: (limits[k], ["warps", "blocks", "registers",
+                                                     "shared"].index(k)))
+    return {"blocks_per_sm": blocks, "warps_per_sm": blocks * warps_per_block,
+            "threads_per_sm": blocks * warps_per_block * 32, "limiter": limiter,
+            "limits": limits}
+
+
+# --- per file ---------------------------------------------------------------------
+
+def analyse_file(path, nvcc, cuobjdump):
+    with tempfile.TemporaryDirectory(prefix="cuda_static_") as tmp:
+        cubin = os.path.join(tmp, "k.cubin")
+        cmd = [nvcc] + NVCC_FLAGS + ["-I" + os.path.join(REPO, "csrc"), "--keep",
+                                     "--keep-dir", tmp, path, "-o", cubin]
+        p = _run(cmd, cwd=tmp)
+        ptxas = parse_ptxas(p.stdout + "\n" + p.stderr)
+        ptx = {}
+        for f in glob.glob(os.path.join(tmp, "*.ptx")):
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                ptx.update(parse_ptx(fh.read()))
+        elf_kernels, funcs = parse_elf(_run([cuobjdump, "-elf", cubin]).stdout)
+        sass = parse_sass(_run([cuobjdump, "-sass", cubin]).stdout)
+    names = sorted(set(ptxas) | set(sass))
+    dem = demangle(names)
+    rows = []
+    for mangled in names:
+        e = elf_kernels.get(mangled, {})
+        x = ptx.get(mangled, {})
+        k = {"file": os.path.relpath(path, REPO) if path.startswith(REPO) else path,
+             "mangled": mangled, "name": dem.get(mangled, mangled)}
+        k.update({key: ptxas.get(mangled, {}).get(key) for key in
+                  ("regs", "stack", "spill_stores", "spill_loads", "smem", "barriers")})
+        k["max_threads"] = x.get("reqntid") or x.get("maxntid") or e.get("max_threads")
+        k["max_threads_elf"] = e.get("max_threads")
+        k["min_blocks"] = x.get("minnctapersm")
+        k["maxreg"] = e.get("maxreg") or x.get("maxnreg")
+        k.update(sass_figures(sass.get(mangled, []), funcs.get(e.get("section"), [])))
+        rows.append(k)
+    return rows
+
+
+def manifest_for(name, extra_enforce=(), enforce_all=False):
+    m = {}
+    for pat, entry in MANIFEST.items():
+        if re.search(pat, name):
+            for key, val in entry.items():
+                m.setdefault(key, val)
+    m["enforce"] = bool(enforce_all or m.get("enforce") or
+                        any(re.search(p, name) for p in extra_enforce))
+    return m
+
+
+def evaluate(k, manifest):
+    """Derived figures and check verdicts (True, False, or None: not applicable)."""
+    threads_src = "launch bounds"
+    threads = k["max_threads"]
+    if not threads:
+        if manifest.get("threads"):
+            threads, threads_src = manifest["threads"], "manifest"
+        else:
+            threads, threads_src = SM90["max_threads_per_block"], "assumed (no launch bounds)"
+    k["threads"], k["threads_source"] = threads, threads_src
+    k["dynamic_smem"] = manifest.get("dynamic_smem")
+    regs = k["regs"] or 0
+    occ = occupancy(regs, threads, (k["smem"] or 0) + (k["dynamic_smem"] or 0))
+    k.update(occ)
+    k["loads_in_flight"] = occ["threads_per_sm"] * k["load_bytes_before_butterfly"]
+    m = REG_FFT_RE.search(k["name"])
+    k["n"], k["ept"] = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    k["instructions_per_element"] = (k["instructions"] / k["ept"]) if k["ept"] else None
+    k["float64"] = is_float64(k["name"])
+    k["enforced"] = manifest["enforce"] and not k["float64"]
+
+    reg_cap = min(k["maxreg"] or SM90["max_regs_per_thread"], SM90["max_regs_per_thread"])
+    need_blocks = max(1, k["min_blocks"] or 1)
+    c = {
+        "stack": k["stack"] == 0,
+        "spill": (k["spill_stores"] or 0) + (k["spill_loads"] or 0) == 0,
+        "local": k["ldl_stl"] == 0,
+        "div64": k["div64_calls"] == 0,
+        "g16": k["g16"] == 0,
+        "regs": regs <= reg_cap and occ["limits"]["registers"] >= need_blocks,
+        "warps": occ["warps_per_sm"] >= MIN_WARPS,
+        "inflight": k["loads_in_flight"] >= MIN_INFLIGHT,
+        "ipe": None,
+    }
+    if k["n"] in IPE_LIMITS:
+        c["ipe"] = k["instructions_per_element"] <= IPE_LIMITS[k["n"]]
+    if k["float64"]:
+        c = {name: None for name in c}
+    k["checks"] = c
+    failed = [name for name, ok in c.items() if ok is False]
+    k["failed"] = failed
+    if k["float64"]:
+        k["verdict"] = "float64 (not checked)"
+    elif not manifest["enforce"]:
+        k["verdict"] = "not enforced (legacy)"
+    else:
+        k["verdict"] = "FAIL" if failed else "PASS"
+    return k
+
+
+def is_float64(name):
+    """A float64 instantiation: `double` among the kernel's template
+    arguments (its parameter list does not count: the ISTFT's float kernels
+    read a double envelope)."""
+    s = short_name(name)
+    lt = s.find("<")
+    return lt >= 0 and re.search(r"\bdouble\b", s[lt:]) is not None
+
+
+def short_name(name):
+    s = re.sub(r"\(anonymous namespace\)::", "", name)
+    s = re.sub(r"^void\s+", "", s)
+    if s.endswith(")"):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    return s
+
+
+def fail_detail(k, check):
+    return {
+        "stack": f"{k['stack']} bytes stack frame",
+        "spill": f"{k['spill_stores']} bytes spill stores, {k['spill_loads']} bytes spill loads",
+        "local": f"{k['ldl_stl']} LDL/STL",
+        "div64": f"{k['div64_calls']} calls of {', '.join(k['div64_helpers'])}",
+        "g16": f"{k['g16']} 8/16-bit global loads/stores",
+        "regs": f"{k['regs']} registers; launch bounds {k['threads']} threads, min "
+                f"{k['min_blocks'] or 1} blocks, max {k['maxreg']} registers",
+        "warps": f"{k['warps_per_sm']} resident warps per SM < {MIN_WARPS} "
+                 f"(limited by {k['limiter']})",
+        "inflight": f"{k['loads_in_flight']} bytes of loads in flight per SM < {MIN_INFLIGHT}",
+        "ipe": f"{k['instructions_per_element']:.1f} instructions per element > "
+               f"{IPE_LIMITS.get(k['n'])} (n = {k['n']})" if k["ept"] else "",
+    }[check]
+
+
+def print_table(rows, out=sys.stdout):
+    head = ["#", "kernel", "regs", "stack", "spill st/ld", "smem", "dyn", "thr", "minB",
+            "warps/SM", "LDL/STL", "div64", "g16", "instrs", "B<bfly", "inflight", "ins/el"]
+    head += ["|"] + CHECKS + ["verdict"]
+    table = []
+    for i, k in enumerate(rows, 1):
+        thr = str(k["threads"]) + ("" if k["threads_source"] == "launch bounds" else
+                                   "*" if k["threads_source"] == "manifest" else "?")
+        r = [str(i), short_name(k["name"]), str(k["regs"]), str(k["stack"]),
+             f"{k['spill_stores']}/{k['spill_loads']}", str(k["smem"]),
+             "-" if k["dynamic_smem"] is None else str(k["dynamic_smem"]), thr,
+             "-" if k["min_blocks"] is None else str(k["min_blocks"]),
+             f"{k['warps_per_sm']} ({k['limiter'][:4]})", str(k["ldl_stl"]),
+             str(k["div64_calls"]), str(k["g16"]), str(k["instructions"]),
+             str(k["load_bytes_before_butterfly"]) + ("" if k["butterfly_found"] else "!"),
+             f"{k['loads_in_flight'] / 1024:.1f}K",
+             "-" if k["instructions_per_element"] is None else
+             f"{k['instructions_per_element']:.1f}", "|"]
+        for c in CHECKS:
+            ok = k["checks"][c]
+            if ok is None:
+                r.append("-")
+            elif k["enforced"]:
+                r.append("PASS" if ok else "FAIL")
+            else:
+                r.append("pass" if ok else "fail")
+        r.append(k["verdict"])
+        table.append(r)
+    widths = [max(len(h), *(len(r[j]) for r in table)) for j, h in enumerate(head)]
+    left = {1, len(head) - 1}
+    for r in [head] + table:
+        print("  ".join(c.ljust(widths[j]) if j in left else c.rjust(widths[j])
+                        for j, c in enumerate(r)).rstrip(), file=out)
+
+
+LEGEND = """\
+regs, stack, spill st/ld (bytes), smem (static shared bytes): ptxas -v. dyn: dynamic shared
+bytes from the manifest (- unknown, not counted). thr: max threads per block from the launch
+bounds (* from the manifest, ? assumed 1024: no launch bounds). minB: min blocks per SM of the
+launch bounds. warps/SM: resident warps of thr-thread blocks on sm_90 and what limits them
+(regi(sters), shar(ed), warp(s), bloc(ks)). LDL/STL, div64 (calls of 64-bit division/remainder
+helpers), g16 (8/16-bit global loads and stores), instrs (SASS, NOPs excluded): cuobjdump -sass.
+B<bfly: bytes of global loads a thread issues before its first FADD/FFMA/FMUL/DADD/DFMA/DMUL
+(! none found: all loads). inflight: resident threads x B<bfly, per SM. ins/el: instrs / EPT of
+reg_fft_kernel<N, EPT, ...>. Checks: PASS/FAIL enforced; pass/fail measured, not enforced
+(legacy); - not applicable (float64 instantiations are not checked).
+Thresholds: stack 0, spills 0, no LDL/STL, no div64, no g16, registers within the launch
+bounds, warps/SM >= %d, inflight >= %d KiB, ins/el <= 60 (N = 256, 400, 512, 1000, 1024),
+<= 70 (N = 4096).""" % (MIN_WARPS, MIN_INFLIGHT // 1024)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*", help="CUDA sources (default: csrc/cuda/*.cu)")
+    ap.add_argument("--only", metavar="PATTERN",
+                    help="report only kernels whose demangled name matches this regex")
+    ap.add_argument("--enforce", metavar="PATTERN", action="append", default=[],
+                    help="enforce the checks on kernels matching this regex too (repeatable)")
+    ap.add_argument("--enforce-all", action="store_true", help="enforce the checks on every kernel")
+    ap.add_argument("--json", metavar="FILE", help="write the figures and verdicts to FILE")
+    ap.add_argument("--nvcc", help="nvcc to use (default: PATH, $CUDA_HOME/bin)")
+    ap.add_argument("--cuobjdump", help="cuobjdump to use (default: PyPI's, PATH, toolkit)")
+    args = ap.parse_args(argv)
+
+    t0 = time.monotonic()
+    nvcc = find_nvcc(args.nvcc)
+    if not nvcc:
+        print("cuda_static: no nvcc found (PATH, $CUDA_HOME/bin)", file=sys.stderr)
+        return 2
+    cuobjdump = find_binary("cuobjdump", nvcc, args.cuobjdump)
+    if not cuobjdump:
+        print("cuda_static: no cuobjdump found (pip install nvidia-cuda-cuobjdump)",
+              file=sys.stderr)
+        return 2
+    files = [os.path.abspath(f) for f in args.files] or \
+        sorted(glob.glob(os.path.join(REPO, "csrc", "cuda", "*.cu")))
+    if not files:
+        print("cuda_static: no .cu files", file=sys.stderr)
+        return 2
+    print(f"cuda_static: sm_90, {nvcc} ({_tool_version(nvcc)}), {cuobjdump}")
+    rows = []
+    try:
+        for f in files:
+            t = time.monotonic()
+            got = analyse_file(f, nvcc, cuobjdump)
+            print(f"  {os.path.relpath(f, REPO) if f.startswith(REPO) else f}: "
+                  f"{len(got)} kernels, {time.monotonic() - t:.1f} s")
+            rows += got
+    except ToolError as e:
+        print(f"cuda_static: {e}", file=sys.stderr)
+        return 2
+    if args.only:
+        rows = [k for k in rows if re.search(args.only, k["name"])]
+        if not rows:
+            print(f"cuda_static: no kernel matches --only {args.only!r}", file=sys.stderr)
+            return 2
+    for k in rows:
+        evaluate(k, manifest_for(k["name"], args.enforce, args.enforce_all))
+    print()
+    print_table(rows)
+    print()
+    print(LEGEND)
+    print()
+    enforced = [k for k in rows if k["enforced"]]
+    failures = [(k, c) for k in enforced for c in k["failed"]]
+    for i, k in enumerate(rows, 1):
+        if k["failed"] and k["enforced"]:
+            for c in k["failed"]:
+                print(f"FAIL #{i} {short_name(k['name'])}: {c}: {fail_detail(k, c)}")
+    elapsed = time.monotonic() - t0
+    print(f"cuda_static: {len(rows)} kernels, {len(enforced)} enforced, "
+          f"{len(failures)} enforced checks failed, "
+          f"{sum(k['verdict'] == 'not enforced (legacy)' for k in rows)} legacy; "
+          f"{elapsed:.1f} s")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"arch": "sm_90", "nvcc": nvcc, "nvcc_flags": NVCC_FLAGS,
+                       "cuobjdump": cuobjdump, "limits": SM90,
+                       "thresholds": {"min_warps_per_sm": MIN_WARPS,
+                                      "min_loads_in_flight_bytes": MIN_INFLIGHT,
+                                      "max_instructions_per_element": IPE_LIMITS},
+                       "seconds": round(elapsed, 2), "kernels": rows}, fh, indent=1)
+    return 1 if failures else 0
+
+
+def _tool_version(tool):
+    try:
+        p = subprocess.run([tool, "--version"], capture_output=True, text=True)
+        m = re.search(r"release ([\d.]+)", p.stdout)
+        return "release " + m.group(1) if m else "version unknown"
+    except OSError:
+        return "version unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
