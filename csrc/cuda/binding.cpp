@@ -26,6 +26,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -110,6 +111,30 @@ struct CudaExec {
     }
     auto P = std::static_pointer_cast<const gpu::GpuPlan<S>>(it->second.plan);
     return gpu::PlanRef<S>{P, (const cx<S>*)it->second.device.const_data_ptr()};
+  }
+  // The register kernels, unless COMPLEXEXT_CUDA_REG=0 (the block kernels
+  // then take every length: for comparisons).
+  static bool reg_enabled() {
+    static const bool on = [] {
+      const char* e = std::getenv("COMPLEXEXT_CUDA_REG");
+      return e == nullptr || std::strcmp(e, "0") != 0;
+    }();
+    return on;
+  }
+  bool reg(const cx_reg_args<float>& A, int n, int mode, int ti, int to) {
+    if (!reg_enabled()) return false;
+    const int code = ti == 1 && to == 1 ? cx_cuda_reg_f32_float(&A, n, mode, stream)
+                                        : cx_cuda_reg_f32_half(&A, n, mode, ti, to, stream);
+    if (code == -1) return false;
+    check(code);
+    return true;
+  }
+  bool reg(const cx_reg_args<double>& A, int n, int mode, int, int) {
+    if (!reg_enabled()) return false;
+    const int code = cx_cuda_reg_f64(&A, n, mode, stream);
+    if (code == -1) return false;
+    check(code);
+    return true;
   }
   void block(const cx_block_job<float>& J, int ti, int to) {
     check(cx_cuda_block_f32(&J, ti, to, stream));

@@ -9,14 +9,19 @@
 //   PlanRef<S> plan<S>(n, real_even)       cached plan and its device tables
 //   void block(const cx_block_job<S>&, ti, to)          one-pass block kernel
 //   void rows(const cx_block_job<S>&, phase, io, cx<S>* work, ldw)  row phase
+//   bool reg(const cx_reg_args<S>&, n, mode, ti, to)   register kernel of
+//        length n (cx_reg_fft.h); false when it has none or is switched off
 // ti/to/io: storage of the scalars, 0 fp16, 1 fp32, 2 fp64.
 #pragma once
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
+#include "../core/cx_reg_fft.h"
 #include "gpu_plan.h"
 
 namespace complexext {
@@ -116,11 +121,67 @@ void four_step(E& ex, const GpuPlan<S>& P, const cx<S>* base, cx<S>* W, cx<S>* W
   ex.block(R, sc, sc);
 }
 
+// Bytes of one complex value of storage code c.
+inline int storage_bytes(int c) { return c == 0 ? 4 : c == 1 ? 8 : 16; }
+
+// The register kernel's arguments and access mode for job J, if J is a
+// plain c2c of a length it has, its rows fit two batch dims and 32-bit
+// indices, and the block's shared memory fits smem. The mode: a unit-stride
+// axis reads lane-consecutive elements (DIRECT) unless a row's threads
+// cannot fill one 32-byte sector (STAGED, rows one stride apart); a
+// strided axis whose innermost batch dim has unit stride takes a tile of
+// neighbouring rows (COLUMNS); any other strided axis is left to the block
+// kernels (the direct mode's offsets are compile-time, for unit stride).
+template <class S>
+bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args<S>& A,
+             int& mode) {
+  if (J.kind != CX_JOB_C2C || J.win_in || J.win_out || J.row_tw || J.out_len != J.n) return false;
+  if (J.n > 16384 || !cx_reg_has((int)J.n)) return false;
+  const cx_rows& R = J.rows;
+  if (R.nd > 2 || J.nrows >= (int64_t(1) << 31) || J.nrows <= 0) return false;
+  const int64_t lim = int64_t(1) << 31;
+  if (std::abs(J.in_stride) >= lim || std::abs(J.out_stride) >= lim) return false;
+  const int n = (int)J.n, T = n / cx_rplan_choose(n).e;
+  const int64_t inner_in = R.nd ? R.in_strides[R.nd - 1] : 0;
+  const int64_t inner_out = R.nd ? R.out_strides[R.nd - 1] : 0;
+  const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
+  if (J.in_stride == 1 && J.out_stride == 1) {
+    mode = CX_REG_DIRECT;
+    if (T * bytes < 32 && R.nd <= 1 && cx_reg_mode_ok(n, CX_REG_STAGED)) mode = CX_REG_STAGED;
+  } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
+    mode = CX_REG_COLUMNS;
+  } else {
+    return false;  // a strided axis without a column tile: the block kernels
+  }
+  const int64_t need = (int64_t)cx_reg_rpb(n, mode) * cx_reg_pitch(n) * (int64_t)sizeof(cx<S>);
+  if (need > smem) return false;
+  A = cx_reg_args<S>{};
+  A.in = J.in;
+  A.out = J.out;
+  A.nrows = (int)J.nrows;
+  A.inner = cx_fastdiv_make(R.nd == 2 ? (cx_u32)R.sizes[1] : (cx_u32)J.nrows);
+  A.i_stride0 = R.nd == 2 ? R.in_strides[0] : 0;
+  A.o_stride0 = R.nd == 2 ? R.out_strides[0] : 0;
+  A.i_stride1 = inner_in;
+  A.o_stride1 = inner_out;
+  A.i_axis = (int)J.in_stride;
+  A.o_axis = (int)J.out_stride;
+  A.conj_in = J.conj_in;
+  A.conj_out = J.conj_out;
+  A.scale = J.scale;
+  return true;
+}
+
 // Run job J (kind, n, out_len, pointers, strides, rows, conj, scale,
 // windows set) with the plan for its length; ti/to its storage types.
 template <class S, class E>
 void run_gpu_job(E& ex, cx_block_job<S> J, int ti, int to, const at::TensorOptions& opts) {
   if (J.nrows == 0) return;
+  {
+    cx_reg_args<S> A;
+    int mode = 0;
+    if (reg_job<S>(J, ti, to, ex.smem, A, mode) && ex.reg(A, (int)J.n, mode, ti, to)) return;
+  }
   const bool real_even = J.kind != CX_JOB_C2C && J.n % 2 == 0;
   PlanRef<S> ref = ex.template plan<S>(J.n, real_even);
   const GpuPlan<S>& P = *ref.plan;

@@ -8,6 +8,7 @@
 // the host, none allocates, so all of them can be captured in a CUDA graph.
 #pragma once
 #include "../core/cx_block_job.h"
+#include "../core/cx_reg_fft.h"
 
 extern "C" {
 
@@ -15,6 +16,15 @@ extern "C" {
 // out_type: 0 fp16, 1 fp32 (fp64 jobs always read and write fp64).
 int cx_cuda_block_f32(const cx_block_job<float>* J, int in_type, int out_type, void* stream);
 int cx_cuda_block_f64(const cx_block_job<double>* J, void* stream);
+
+// The register-resident kernel of length n in access mode `mode`
+// (csrc/core/cx_reg_fft.h, fft_reg_*.cu): fp32 compute with fp16 storage on
+// at least one side (ti, to as above), fp32 storage, or fp64. Returns -1
+// when no kernel of that length and mode is compiled.
+int cx_cuda_reg_f32_half(const cx_reg_args<float>* A, int n, int mode, int ti, int to,
+                         void* stream);
+int cx_cuda_reg_f32_float(const cx_reg_args<float>* A, int n, int mode, void* stream);
+int cx_cuda_reg_f64(const cx_reg_args<double>* A, int n, int mode, void* stream);
 
 // One row phase (CX_PH_LOAD, _CHIRP_IN, _POINTWISE, _CHIRP_OUT, _STORE) of
 // every row of J, row r's buffer at work + r*ldw; io_type the storage read

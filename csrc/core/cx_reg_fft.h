@@ -1,0 +1,598 @@
+// Register-resident FFT of a compile-time length N: the block code of the
+// CUDA kernels of csrc/cuda/fft_reg*.cu, which the CPU tests run thread by
+// thread (csrc/cpu/reg_emulation.cpp) with every memory access counted.
+//
+// A row of N complex values is held by T = N / E threads, E values each in
+// registers; thread t holds elements t + T*s (s < E), the "natural" layout.
+// The passes of radices R_0 .. R_{P-1} (each dividing E, product N) are
+// Stockham passes whose input is always in the natural layout:
+//
+//   v = load(x[t + T*s])                       all E loads before any arithmetic
+//   for pass i (radix R, ns = R_0 ... R_{i-1}):
+//     for b < E/R:  j = t + T*b, k = j % ns
+//       u[r] = v[b + r*E/R] * w^(r*k),  w = exp(-2 pi i k / (ns*R))
+//       u = DFT_R(u)                       (constants as immediates)
+//       element (j/ns)*ns*R + k + r*ns  <-  u[r]
+//     exchange through shared memory (unless last): write those elements,
+//     barrier, read the natural layout back, barrier
+//   y[t + T*s] = scale * v[s]                  the last pass ends in the natural layout
+//
+// Three ways to meet global memory (MODE):
+//   CX_REG_DIRECT:  rows along a unit-stride axis, T * element size >= 32 bytes:
+//                   lane-consecutive threads read consecutive elements;
+//   CX_REG_STAGED:  rows whose T is too small for whole sectors: the block's
+//                   rows are read flat (thread g takes elements g + BT*i of the
+//                   block's RPB*N) into shared memory, then read in the
+//                   natural layout; the store mirrors it;
+//   CX_REG_COLUMNS: a strided axis whose neighbouring rows are adjacent in
+//                   memory: lanes take neighbouring rows (a tile of RPB
+//                   columns), so a warp reads whole sectors across rows.
+//
+// Shared memory holds one padded row per row of the block; index a of a row
+// sits at a + (a >> 4) (one spare slot per 16 values), and the row pitch is
+// odd, which keeps the Stockham writes and the column tiles free of bank
+// conflicts (counted by the emulation, benchmarks/cuda_emulation.py).
+//
+// Twiddles are computed, not read: one sincospi per butterfly, its powers
+// by complex products in a tree (depth log2 R). Index arithmetic is 32-bit;
+// a row's offset comes from at most two batch dims with the division by
+// the inner size precomputed on the host (cx_fastdiv).
+#pragma once
+#include "cx_half.h"
+#include "cx_kdft.h"
+
+#if !defined(CX_METAL)
+
+#if defined(CX_CUDA)
+#if defined(__CUDA_ARCH__)
+#define CX_REG_BARRIER() __syncthreads()
+#else
+#define CX_REG_BARRIER() ((void)0)  // the host pass of a __host__ __device__ template
+#endif
+#else
+// The CPU emulation runs each thread of a block as a coroutine; a barrier
+// hands control back to the scheduler (csrc/cpu/reg_emulation.cpp).
+void cx_emu_barrier();
+// Every global and shared access of the emulated kernels is reported here
+// (kind: 0 global load, 1 global store, 2 shared load, 3 shared store).
+void cx_emu_note(int kind, const void* addr, int bytes);
+#define CX_REG_BARRIER() cx_emu_barrier()
+#endif
+
+enum { CX_REG_DIRECT = 0, CX_REG_STAGED = 1, CX_REG_COLUMNS = 2 };
+
+// ---- plan: elements per thread and radices, chosen at compile time ---------------
+#define CX_REG_MAX_PASSES 16
+struct cx_rplan {
+  int n = 0, e = 0, np = 0;
+  int r[CX_REG_MAX_PASSES] = {};
+};
+
+CX_CFN int cx_rgcd(int a, int b) {
+  while (b != 0) {
+    const int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// Passes of n with e elements per thread: each radix the largest common
+// divisor of what is left and e (so every pass divides e); np = 0 if that
+// does not reach 1 or a radix has no butterfly.
+CX_CFN cx_rplan cx_rplan_with(int n, int e) {
+  cx_rplan p;
+  p.n = n;
+  p.e = e;
+  int rest = n;
+  while (rest > 1) {
+    const int R = cx_rgcd(rest, e);
+    if (R <= 1 || !cx_kdft_ok(R) || p.np == CX_REG_MAX_PASSES) {
+      p.np = 0;
+      return p;
+    }
+    p.r[p.np++] = R;
+    rest /= R;
+  }
+  if (n == 1) p.np = 0;
+  return p;
+}
+
+// The plan of n: fewest passes, then e nearest 16, over e | n with e <= 32
+// and at most 512 threads per row. np = 0: no register plan (n has a prime
+// factor above 13, or n is 1 or above 16384).
+CX_CFN cx_rplan cx_rplan_choose(int n) {
+  cx_rplan best;
+  best.n = n;
+  if (n < 2 || n > 16384) return best;
+  for (int e = 2; e <= 32; ++e) {
+    if (n % e != 0 || n / e > 512) continue;
+    const cx_rplan p = cx_rplan_with(n, e);
+    if (p.np == 0) continue;
+    const int de = e > 16 ? e - 16 : 16 - e, db = best.e > 16 ? best.e - 16 : 16 - best.e;
+    if (best.np == 0 || p.np < best.np || (p.np == best.np && de < db)) best = p;
+  }
+  return best;
+}
+
+// ---- run-time arguments ---------------------------------------------------------
+// q = n / d for 0 <= n < 2^31 with one multiply-high (Granlund-Montgomery).
+struct cx_fastdiv {
+  cx_u32 d, m, s;
+};
+CX_FN cx_fastdiv cx_fastdiv_make(cx_u32 d) {
+  cx_fastdiv f;
+  f.d = d;
+  cx_u32 s = 0;
+  while (s < 31 && ((cx_u32)1 << s) < d) ++s;
+  f.s = s;
+  const unsigned long long two32 = 1ull << 32;
+  f.m = (cx_u32)((two32 * (((unsigned long long)1 << s) - d)) / d + 1);
+  return f;
+}
+CX_FN cx_u32 cx_fastdiv_div(cx_u32 n, cx_fastdiv f) {
+#if defined(CX_CUDA) && defined(__CUDA_ARCH__)
+  const cx_u32 hi = __umulhi(n, f.m);
+#else
+  const cx_u32 hi = (cx_u32)(((unsigned long long)n * f.m) >> 32);
+#endif
+  return (hi + n) >> f.s;
+}
+
+// One job: rows of a tensor transformed along one axis. Row r (r < nrows
+// < 2^31) starts at (r / inner) * stride0 + (r % inner) * stride1 of the
+// input (in complex elements; o_stride0/1 for the output).
+template <typename S>
+struct cx_reg_args {
+  const void* in;
+  void* out;
+  int nrows;
+  cx_fastdiv inner;
+  cx_i64 i_stride0, i_stride1, o_stride0, o_stride1;
+  int i_axis, o_axis;  // element strides along the axis
+  int conj_in, conj_out;
+  S scale;
+};
+
+// ---- storage: a complex value as one access (fp16 pairs as 32 bits) -------------
+template <typename S>
+CX_FN cx<S> cx_reg_ld(const CX_GLOBAL cx_half_t* p, cx_i64 i) {
+#if defined(CX_CUDA)
+  const float2 f = __half22float2(reinterpret_cast<const __half2*>(p)[i]);
+  return cx_make<S>((S)f.x, (S)f.y);
+#else
+  cx_emu_note(0, p + 2 * i, 4);
+  return cx_make<S>((S)cx_half_to_float(p[2 * i]), (S)cx_half_to_float(p[2 * i + 1]));
+#endif
+}
+template <typename S>
+CX_FN cx<S> cx_reg_ld(const CX_GLOBAL float* p, cx_i64 i) {
+#if defined(CX_CUDA)
+  const float2 f = reinterpret_cast<const float2*>(p)[i];
+  return cx_make<S>((S)f.x, (S)f.y);
+#else
+  cx_emu_note(0, p + 2 * i, 8);
+  return cx_make<S>((S)p[2 * i], (S)p[2 * i + 1]);
+#endif
+}
+template <typename S>
+CX_FN cx<S> cx_reg_ld(const CX_GLOBAL double* p, cx_i64 i) {
+#if defined(CX_CUDA)
+  const double2 f = reinterpret_cast<const double2*>(p)[i];
+  return cx_make<S>((S)f.x, (S)f.y);
+#else
+  cx_emu_note(0, p + 2 * i, 16);
+  return cx_make<S>((S)p[2 * i], (S)p[2 * i + 1]);
+#endif
+}
+template <typename S>
+CX_FN void cx_reg_st(CX_GLOBAL cx_half_t* p, cx_i64 i, cx<S> z) {
+#if defined(CX_CUDA)
+  reinterpret_cast<__half2*>(p)[i] = __floats2half2_rn((float)z.re, (float)z.im);
+#else
+  cx_emu_note(1, p + 2 * i, 4);
+  p[2 * i] = cx_float_to_half((float)z.re);
+  p[2 * i + 1] = cx_float_to_half((float)z.im);
+#endif
+}
+template <typename S>
+CX_FN void cx_reg_st(CX_GLOBAL float* p, cx_i64 i, cx<S> z) {
+#if defined(CX_CUDA)
+  reinterpret_cast<float2*>(p)[i] = make_float2((float)z.re, (float)z.im);
+#else
+  cx_emu_note(1, p + 2 * i, 8);
+  p[2 * i] = (float)z.re;
+  p[2 * i + 1] = (float)z.im;
+#endif
+}
+template <typename S>
+CX_FN void cx_reg_st(CX_GLOBAL double* p, cx_i64 i, cx<S> z) {
+#if defined(CX_CUDA)
+  reinterpret_cast<double2*>(p)[i] = make_double2((double)z.re, (double)z.im);
+#else
+  cx_emu_note(1, p + 2 * i, 16);
+  p[2 * i] = (double)z.re;
+  p[2 * i + 1] = (double)z.im;
+#endif
+}
+template <typename S>
+CX_FN cx<S> cx_reg_lds(const CX_SHARED cx<S>* p, int i) {
+#if !defined(CX_CUDA)
+  cx_emu_note(2, p + i, (int)sizeof(cx<S>));
+#endif
+  return p[i];
+}
+template <typename S>
+CX_FN void cx_reg_sts(CX_SHARED cx<S>* p, int i, cx<S> z) {
+#if !defined(CX_CUDA)
+  cx_emu_note(3, p + i, (int)sizeof(cx<S>));
+#endif
+  p[i] = z;
+}
+
+// exp(-2 pi i k / m), 0 <= k < m.
+template <typename S>
+CX_FN cx<S> cx_reg_unit(int k, int m);
+template <>
+CX_FN cx<float> cx_reg_unit<float>(int k, int m) {
+  float s, c;
+#if defined(CX_CUDA)
+  sincospif(-2.0f * (float)k / (float)m, &s, &c);
+#else
+  const double a = -6.283185307179586476925 * (double)k / (double)m;
+  s = (float)__builtin_sin(a);
+  c = (float)__builtin_cos(a);
+#endif
+  return cx_make<float>(c, s);
+}
+template <>
+CX_FN cx<double> cx_reg_unit<double>(int k, int m) {
+  double s, c;
+#if defined(CX_CUDA)
+  sincospi(-2.0 * (double)k / (double)m, &s, &c);
+#else
+  const double a = -6.283185307179586476925 * (double)k / (double)m;
+  s = __builtin_sin(a);
+  c = __builtin_cos(a);
+#endif
+  return cx_make<double>(c, s);
+}
+
+// Padded slot of index a of a row in shared memory: one spare slot after
+// every P values, P chosen per exchange (cx_reg_best_pad); the row pitch
+// leaves room for P >= 8 and is odd.
+CX_CFN int cx_reg_pad(int a, int P) { return a + a / P; }
+CX_CFN int cx_reg_pad(int a) { return a + (a >> 4); }
+CX_CFN int cx_reg_pitch(int n) { return (n + n / 8 + 1) | 1; }
+
+// ---- the lengths compiled ahead of time, and rows per block ------------------------
+// X(N) for every length with a register kernel (the CUDA files and the
+// emulation instantiate the same list).
+#define CX_REG_LENGTHS(X)                                                                        \
+  X(16) X(32) X(64) X(128) X(256) X(512) X(1024) X(2048) X(4096) X(8192) X(16384) X(160)         \
+  X(200) X(320) X(400) X(640) X(800) X(1000) X(1600) X(2000)
+
+CX_CFN bool cx_reg_has(int n) {
+#define CX_REG_HAS(N) \
+  if (n == N) return true;
+  CX_REG_LENGTHS(CX_REG_HAS)
+#undef CX_REG_HAS
+  return false;
+}
+
+// Rows per block: a power of two giving about 256 threads while the rows
+// fit 32 KiB of fp32 values; a column tile takes up to 16 rows (whole
+// sectors across neighbouring rows) while the block stays within 512
+// threads, so that 128 registers a thread still fit 16 warps per SM.
+CX_CFN int cx_reg_rpb(int n, int mode) {
+  const int t = n / cx_rplan_choose(n).e;
+  int want = 256 / t;
+  const int by_smem = 32768 / (8 * cx_reg_pitch(n));
+  if (want > by_smem) want = by_smem;
+  if (mode == CX_REG_COLUMNS && want < 16) want = 512 / t < 16 ? 512 / t : 16;
+  int r = 1;
+  while (2 * r <= want) r *= 2;
+  // staged: a whole number of 32-byte sectors of fp16 pairs per flat step
+  while (mode == CX_REG_STAGED && (r * t) % 8 != 0 && r * t < 512) r *= 2;
+  return r;
+}
+
+// Which access modes are compiled for n: the staged mode only where a row's
+// threads cannot cover one 32-byte sector of fp16 pairs (T < 8; a row of
+// T = 20 or 50 reads runs of 80 or 200 bytes directly, a few part-sectors
+// rather than a second exchange), the column tile where it holds 2 rows.
+CX_CFN bool cx_reg_mode_ok(int n, int mode) {
+  const int t = n / cx_rplan_choose(n).e;
+  if (mode == CX_REG_STAGED) return t < 8;
+  if (mode == CX_REG_COLUMNS) return cx_reg_rpb(n, mode) >= 2;
+  return true;
+}
+
+// ---- a compile-time model of the shared-memory banks -------------------------------
+// Wavefronts of one 8-byte access by up to 16 lanes (a half warp: 32 banks
+// of 4 bytes): the most distinct slots that share a bank pair.
+CX_CFN int cx_reg_wavefronts(const int* slot, int count) {
+  int per_bank[16] = {};
+  int most = 0;
+  for (int j = 0; j < count; ++j) {
+    bool seen = false;  // a slot read twice is one broadcast
+    for (int m = 0; m < j; ++m) seen = seen || slot[m] == slot[j];
+    if (seen) continue;
+    const int c = ++per_bank[slot[j] % 16];
+    most = c > most ? c : most;
+  }
+  return most;
+}
+
+// Wavefronts per half-warp access (x1000) of exchange x (after pass x) of
+// the plan of n with period P: the Stockham writes and the natural reads of
+// the block's first warp (the pattern repeats past it).
+CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P) {
+  const cx_rplan p = cx_rplan_choose(n);
+  const int T = n / p.e, rpb = cx_reg_rpb(n, mode), bt = rpb * T, pitch = cx_reg_pitch(n);
+  const int lanes = bt < 32 ? bt : 32;
+  int ns = 1;
+  for (int i = 0; i < x; ++i) ns *= p.r[i];
+  const int R = p.r[x], B = p.e / R;
+  int total = 0, groups = 0;
+  for (int k = 0; k < 2 * p.e; ++k) {  // k < e: write (b, r); else read s = k - e
+    for (int g0 = 0; g0 < lanes; g0 += 16) {
+      int slot[16] = {};
+      int c = 0;
+      for (int l = g0; l < g0 + 16 && l < lanes; ++l) {
+        const int rl = mode == CX_REG_COLUMNS ? l % rpb : l / T;
+        const int t = mode == CX_REG_COLUMNS ? l / rpb : l % T;
+        int a = 0;
+        if (k < p.e) {
+          const int b = k % B, r = k / B, j = t + T * b;
+          a = (j / ns) * ns * R + j % ns + r * ns;
+        } else {
+          a = t + T * (k - p.e);
+        }
+        slot[c++] = rl * pitch + cx_reg_pad(a, P);
+      }
+      total += cx_reg_wavefronts(slot, c);
+      ++groups;
+    }
+  }
+  return groups ? total * 1000 / groups : 1000;
+}
+
+// The period of exchange x: the fewest modelled wavefronts over a few
+// candidates (powers of two first: their slots cost a shift).
+CX_CFN int cx_reg_best_pad(int n, int mode, int x) {
+  const cx_rplan p = cx_rplan_choose(n);
+  const int T = n / p.e;
+  const int cand[8] = {16, 32, 8, 64, p.e, T, 2 * T, 4 * T};
+  int best = 16, cost = -1;
+  for (int i = 0; i < 8; ++i) {
+    const int P = cand[i];
+    if (P < 8 || P > n) continue;
+    const int c = cx_reg_exchange_cost(n, mode, x, P);
+    if (cost < 0 || c < cost) {
+      cost = c;
+      best = P;
+    }
+  }
+  return best;
+}
+
+// Slot of index a + K (K a compile-time constant) from a and pad(a, P): a
+// constant offset from pad(a, P) when K is a multiple of P, or when a is
+// known to be one (AP), so that the compiler folds it into the access.
+template <int K, int P, bool AP>
+CX_FN int cx_reg_slot(int a, int pa) {
+  if constexpr (K % P == 0 || AP) {
+    return pa + K + K / P;
+  } else {
+    return cx_reg_pad(a + K, P);
+  }
+}
+
+// The padding period of exchange X of length N in MODE (the staged mode's
+// load and store exchanges use 16).
+template <int N, int MODE, int X>
+struct cx_reg_padp {
+  static constexpr int value = cx_reg_best_pad(N, MODE, X);
+};
+
+// ---- the kernel's compile-time shape ---------------------------------------------
+template <int N, int RPB_>
+struct cx_reg_shape {
+  static constexpr cx_rplan P = cx_rplan_choose(N);
+  static_assert(P.np > 0, "cx_reg_shape: no register plan for this length");
+  static constexpr int E = P.e, T = N / P.e, NP = P.np, RPB = RPB_, BT = RPB_ * (N / P.e);
+  static constexpr int PITCH = cx_reg_pitch(N);
+
+  // radix and ns of pass I
+  template <int I>
+  static CX_CFN int radix() { return P.r[I]; }
+  template <int I>
+  static CX_CFN int ns() {
+    int s = 1;
+    for (int i = 0; i < I; ++i) s *= P.r[i];
+    return s;
+  }
+};
+
+// Butterflies of pass I on v (natural layout in, Stockham order out: slot
+// b + r*E/R holds output r of butterfly b).
+template <class Sh, int I, typename S>
+CX_FN void cx_reg_pass(CX_PRIVATE cx<S>* v, int t) {
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), B = Sh::E / R;
+CX_UNROLL
+  for (int b = 0; b < B; ++b) {
+    cx<S> u[R];
+CX_UNROLL
+    for (int r = 0; r < R; ++r) u[r] = v[b + r * B];
+    if constexpr (NS > 1) {
+      const int k = (t + Sh::T * b) % NS;
+      cx<S> p[R];
+      p[1] = cx_reg_unit<S>(k, NS * R);
+CX_UNROLL
+      for (int r = 2; r < R; ++r) p[r] = cx_mul(p[r / 2], p[r - r / 2]);
+CX_UNROLL
+      for (int r = 1; r < R; ++r) u[r] = cx_mul(u[r], p[r]);
+    }
+    cx_kdft<R, S>(u);
+CX_UNROLL
+    for (int r = 0; r < R; ++r) v[b + r * B] = u[r];
+  }
+}
+
+// The R outputs of butterfly B at o_t + T*R*B + r*ns.
+template <class Sh, int I, int P, int B, int R_, bool AP, typename S>
+CX_FN void cx_reg_write_r(const CX_PRIVATE cx<S>* v, CX_SHARED cx<S>* row, int ot, int pot) {
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::E / R;
+  if constexpr (R_ < R) {
+    cx_reg_sts(row, cx_reg_slot<Sh::T * R * B + R_ * NS, P, AP>(ot, pot), v[B + R_ * NB]);
+    cx_reg_write_r<Sh, I, P, B, R_ + 1, AP, S>(v, row, ot, pot);
+  }
+}
+
+// Pass I's outputs into the row's shared buffer at their Stockham positions
+// (j/ns)*ns*R + j%ns + r*ns, j = t + T*b. Where ns divides T this is
+// o_t + T*R*b + r*ns with o_t the thread's own, so most slots are constant
+// offsets from one per-thread base.
+template <class Sh, int I, int P, int B, typename S>
+CX_FN void cx_reg_write_b(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row, int ot, int pot) {
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::E / R;
+  if constexpr (B < NB) {
+    if constexpr (Sh::T % NS == 0) {
+      constexpr bool ap = NS == 1 && R % P == 0;  // o_t = t*R
+      cx_reg_write_r<Sh, I, P, B, 0, ap, S>(v, row, ot, pot);
+    } else {
+      const int j = t + Sh::T * B;
+      const int o = (j / NS) * NS * R + j % NS;
+CX_UNROLL
+      for (int r = 0; r < R; ++r) cx_reg_sts(row, cx_reg_pad(o + r * NS, P), v[B + r * NB]);
+    }
+    cx_reg_write_b<Sh, I, P, B + 1, S>(v, t, row, ot, pot);
+  }
+}
+
+template <class Sh, int I, int P, typename S>
+CX_FN void cx_reg_write_pass(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row) {
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>();
+  const int ot = (t / NS) * NS * R + t % NS;
+  cx_reg_write_b<Sh, I, P, 0, S>(v, t, row, ot, cx_reg_pad(ot, P));
+}
+
+template <class Sh, int P, int S_, typename S>
+CX_FN void cx_reg_read_s(CX_PRIVATE cx<S>* v, int t, int pt, const CX_SHARED cx<S>* row) {
+  if constexpr (S_ < Sh::E) {
+    v[S_] = cx_reg_lds(row, cx_reg_slot<Sh::T * S_, P, false>(t, pt));
+    cx_reg_read_s<Sh, P, S_ + 1, S>(v, t, pt, row);
+  }
+}
+template <class Sh, int P, int S_, typename S>
+CX_FN void cx_reg_write_s(const CX_PRIVATE cx<S>* v, int t, int pt, CX_SHARED cx<S>* row) {
+  if constexpr (S_ < Sh::E) {
+    cx_reg_sts(row, cx_reg_slot<Sh::T * S_, P, false>(t, pt), v[S_]);
+    cx_reg_write_s<Sh, P, S_ + 1, S>(v, t, pt, row);
+  }
+}
+template <class Sh, int P, typename S>
+CX_FN void cx_reg_read_natural(CX_PRIVATE cx<S>* v, int t, const CX_SHARED cx<S>* row) {
+  cx_reg_read_s<Sh, P, 0, S>(v, t, cx_reg_pad(t, P), row);
+}
+template <class Sh, int P, typename S>
+CX_FN void cx_reg_write_natural(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row) {
+  cx_reg_write_s<Sh, P, 0, S>(v, t, cx_reg_pad(t, P), row);
+}
+
+// Passes I .. NP-1, the exchanges between them; v ends in the natural layout.
+template <class Sh, int MODE, int I, typename S>
+CX_FN void cx_reg_passes(CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row, bool read_before) {
+  cx_reg_pass<Sh, I, S>(v, t);
+  if constexpr (I + 1 < Sh::NP) {
+    constexpr int P = cx_reg_padp<Sh::P.n, MODE, I>::value;
+    if (I > 0 || read_before) CX_REG_BARRIER();  // every read of the buffer done
+    cx_reg_write_pass<Sh, I, P, S>(v, t, row);
+    CX_REG_BARRIER();
+    cx_reg_read_natural<Sh, P, S>(v, t, row);
+    cx_reg_passes<Sh, MODE, I + 1, S>(v, t, row, true);
+  }
+}
+
+template <typename S>
+CX_FN cx_i64 cx_reg_row_offset(const cx_reg_args<S>& A, int row, int out) {
+  const cx_u32 q = cx_fastdiv_div((cx_u32)row, A.inner);
+  const cx_u32 rem = (cx_u32)row - q * A.inner.d;
+  return out ? (cx_i64)q * A.o_stride0 + (cx_i64)rem * A.o_stride1
+             : (cx_i64)q * A.i_stride0 + (cx_i64)rem * A.i_stride1;
+}
+
+// ---- one thread of one block ------------------------------------------------------
+// tid < Sh::BT; smem holds RPB rows of PITCH values.
+template <class Sh, int MODE, typename S, typename Ti, typename To>
+CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHARED cx<S>* smem) {
+  constexpr int E = Sh::E, T = Sh::T, N = Sh::P.n;
+  const int rl = MODE == CX_REG_COLUMNS ? tid % Sh::RPB : tid / T;
+  const int t = MODE == CX_REG_COLUMNS ? tid / Sh::RPB : tid % T;
+  const int row0 = block * Sh::RPB;
+  const int row = row0 + rl;
+  const bool live = row < A.nrows;
+  CX_SHARED cx<S>* buf = smem + rl * Sh::PITCH;
+  const Ti* x = (const Ti*)A.in;
+  To* y = (To*)A.out;
+  cx<S> v[E];
+  if constexpr (MODE == CX_REG_STAGED) {
+    // flat: element f = tid + BT*i of the block's rows, row f / N, index f % N
+    // (rows one stride apart: the binding uses this mode only then)
+CX_UNROLL
+    for (int i = 0; i < E; ++i) {
+      const int f = tid + Sh::BT * i, r = row0 + f / N;
+      v[i] = r < A.nrows ? cx_reg_ld<S>(x, (cx_i64)r * A.i_stride1 + f % N)
+                         : cx_make<S>((S)0, (S)0);
+    }
+CX_UNROLL
+    for (int i = 0; i < E; ++i) {
+      const int f = tid + Sh::BT * i;
+      cx_reg_sts(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N), v[i]);
+    }
+    CX_REG_BARRIER();
+    cx_reg_read_natural<Sh, 16, S>(v, t, buf);
+  } else if constexpr (MODE == CX_REG_DIRECT) {
+    // unit stride along the axis (the binding's rule): compile-time offsets
+    const Ti* xr = x + 2 * ((live ? cx_reg_row_offset(A, row, 0) : 0) + t);
+CX_UNROLL
+    for (int s = 0; s < E; ++s) v[s] = live ? cx_reg_ld<S>(xr, T * s) : cx_make<S>((S)0, (S)0);
+  } else {
+    const cx_i64 off = live ? cx_reg_row_offset(A, row, 0) : 0;
+CX_UNROLL
+    for (int s = 0; s < E; ++s)
+      v[s] = live ? cx_reg_ld<S>(x, off + (cx_i64)(t + T * s) * A.i_axis) : cx_make<S>((S)0, (S)0);
+  }
+  // the inverse transform: conjugate in and out, as a sign
+  const S sin_ = A.conj_in ? (S)-1 : (S)1;
+CX_UNROLL
+  for (int s = 0; s < E; ++s) v[s].im *= sin_;
+  cx_reg_passes<Sh, MODE, 0, S>(v, t, buf, MODE == CX_REG_STAGED);
+  const S sre = A.scale, sim = A.conj_out ? -A.scale : A.scale;
+CX_UNROLL
+  for (int s = 0; s < E; ++s) v[s] = cx_make<S>(v[s].re * sre, v[s].im * sim);
+  if constexpr (MODE == CX_REG_STAGED) {
+    CX_REG_BARRIER();
+    cx_reg_write_natural<Sh, 16, S>(v, t, buf);
+    CX_REG_BARRIER();
+CX_UNROLL
+    for (int i = 0; i < E; ++i) {
+      const int f = tid + Sh::BT * i, r = row0 + f / N;
+      const cx<S> z = cx_reg_lds(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N));
+      if (r < A.nrows) cx_reg_st<S>(y, (cx_i64)r * A.o_stride1 + f % N, z);
+    }
+  } else if constexpr (MODE == CX_REG_DIRECT) {
+    if (!live) return;
+    To* yr = y + 2 * (cx_reg_row_offset(A, row, 1) + t);
+CX_UNROLL
+    for (int s = 0; s < E; ++s) cx_reg_st<S>(yr, T * s, v[s]);
+  } else {
+    if (!live) return;
+    const cx_i64 off = cx_reg_row_offset(A, row, 1);
+CX_UNROLL
+    for (int s = 0; s < E; ++s) cx_reg_st<S>(y, off + (cx_i64)(t + T * s) * A.o_axis, v[s]);
+  }
+}
+
+#endif

@@ -1,0 +1,68 @@
+// Launchers of the register-resident FFT kernels (csrc/core/cx_reg_fft.h)
+// for one pair of storage types, included by fft_reg_*.cu (one file per
+// pair, so their instantiations compile in parallel). Every length of
+// CX_REG_LENGTHS in each of the three access modes.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "../core/cx_reg_fft.h"
+#include "launch.h"
+
+namespace {
+
+// N and EPT lead the template arguments: benchmarks/cuda_static.py reads
+// them from the kernel's name to report instructions per element.
+template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
+__global__ void __launch_bounds__(RPB * (N / EPT))
+    reg_fft_kernel(const cx_reg_args<S> A) {
+  using Sh = cx_reg_shape<N, RPB>;
+  static_assert(Sh::E == EPT, "reg_fft_kernel: EPT does not match the plan");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
+                                         reinterpret_cast<cx<S>*>(smem_raw));
+}
+
+constexpr int kRegMaxDevices = 64;
+
+template <int N, int MODE, typename S, typename Ti, typename To>
+int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
+  if constexpr (!cx_reg_mode_ok(N, MODE)) {
+    return -1;  // not compiled: the binding asks only for cx_reg_mode_ok modes
+  } else {
+  constexpr int E = cx_rplan_choose(N).e, RPB = cx_reg_rpb(N, MODE);
+  using Sh = cx_reg_shape<N, RPB>;
+  auto kernel = reg_fft_kernel<N, E, RPB, MODE, S, Ti, To>;
+  const size_t smem = (size_t)RPB * Sh::PITCH * sizeof(cx<S>);
+  if (smem > 48 * 1024) {
+    // once per kernel and device: raise its dynamic shared memory limit
+    static int raised[kRegMaxDevices];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (dev >= kRegMaxDevices || !raised[dev]) {
+      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      if (e != cudaSuccess) return (int)e;
+      if (dev < kRegMaxDevices) raised[dev] = 1;
+    }
+  }
+  const unsigned blocks = (unsigned)((A.nrows + RPB - 1) / RPB);
+  kernel<<<blocks, RPB * Sh::T, smem, stream>>>(A);
+  return (int)cudaGetLastError();
+  }
+}
+
+template <typename S, typename Ti, typename To>
+int reg_dispatch(const cx_reg_args<S>& A, int n, int mode, cudaStream_t stream) {
+  if (A.nrows <= 0) return 0;
+#define CX_REG_CASE(N)                                                                \
+  if (n == N) {                                                                       \
+    if (mode == CX_REG_DIRECT) return reg_launch<N, CX_REG_DIRECT, S, Ti, To>(A, stream);  \
+    if (mode == CX_REG_STAGED) return reg_launch<N, CX_REG_STAGED, S, Ti, To>(A, stream);  \
+    return reg_launch<N, CX_REG_COLUMNS, S, Ti, To>(A, stream);                       \
+  }
+  CX_REG_LENGTHS(CX_REG_CASE)
+#undef CX_REG_CASE
+  return -1;  // no kernel for this length: the binding does not ask for one
+}
+
+}  // namespace
