@@ -7,6 +7,8 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <random>
 
@@ -14,6 +16,7 @@
 #include "../cuda/ops_driver.h"
 #include "../cuda/stft_driver.h"
 #include "plan.h"
+#include "reg_emulation.h"
 
 namespace complexext {
 namespace {
@@ -110,6 +113,19 @@ struct EmuExec {
   gpu::PlanRef<S> plan(int64_t n, bool real_even) {
     std::shared_ptr<const gpu::GpuPlan<S>> P = gpu::make_plan<S>(n, real_even, smem);
     return gpu::PlanRef<S>{P, P->table.data()};
+  }
+  // The register kernels, emulated thread by thread with their accesses
+  // counted (reg_emulation.h); COMPLEXEXT_CUDA_REG=0 leaves them out, as
+  // on the GPU.
+  static bool reg_enabled() {
+    const char* e = std::getenv("COMPLEXEXT_CUDA_REG");
+    return e == nullptr || std::strcmp(e, "0") != 0;
+  }
+  bool reg(const cx_reg_args<float>& A, int n, int mode, int ti, int to) {
+    return reg_enabled() && regemu::launch_f32(A, n, mode, ti, to);
+  }
+  bool reg(const cx_reg_args<double>& A, int n, int mode, int, int) {
+    return reg_enabled() && regemu::launch_f64(A, n, mode);
   }
   template <class T>
   struct Tag {
@@ -223,6 +239,29 @@ at::Tensor emu_istft(const at::Tensor& self, const at::Tensor& window, int64_t n
                                                 onesided, start, length);
 }
 
+// The emulation's access counters since the last reset (reg_emulation.h),
+// in the order of regemu::Counters; reset=True zeroes them after reading.
+std::vector<double> emu_counters(bool reset) {
+  const regemu::Counters c = regemu::counters();
+  if (reset) regemu::reset();
+  return {c.launches, c.blocks, c.barriers, c.gld_bytes, c.gst_bytes, c.g_accesses,
+          c.g_sectors, c.g_min_sectors, c.s_accesses, c.s_wavefronts, c.s_ideal, c.races,
+          c.divergent};
+}
+
+// The register kernel's plan of n (cx_reg_fft.h), or [] when n has none:
+// [elements per thread, threads per row, rows per block in the direct,
+// staged and column modes (0: not compiled), radices...].
+std::vector<int64_t> reg_plan(int64_t n) {
+  if (n < 1 || n > 16384 || !cx_reg_has((int)n)) return {};
+  const cx_rplan p = cx_rplan_choose((int)n);
+  std::vector<int64_t> out = {p.e, n / p.e};
+  for (int mode : {CX_REG_DIRECT, CX_REG_STAGED, CX_REG_COLUMNS})
+    out.push_back(cx_reg_mode_ok((int)n, mode) ? cx_reg_rpb((int)n, mode) : 0);
+  for (int i = 0; i < p.np; ++i) out.push_back(p.r[i]);
+  return out;
+}
+
 }  // namespace
 
 // Test-only ops: the CUDA ops' code run on the CPU (the CUDA schemas with
@@ -240,6 +279,8 @@ TORCH_LIBRARY_FRAGMENT(complexext, m) {
   m.def("_gpu_emulated_istft(Tensor self, Tensor window, int n_fft, int hop_length, "
         "int normalization, bool onesided, int start, int length, int smem, int threads, "
         "int seed) -> Tensor");
+  m.def("_gpu_emulation_counters(bool reset) -> float[]", &emu_counters);
+  m.def("_gpu_reg_plan(int n) -> int[]", &reg_plan);
 }
 
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {

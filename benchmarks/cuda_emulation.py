@@ -1,0 +1,135 @@
+"""What the CUDA FFT kernels do to memory, measured without a GPU.
+
+    python benchmarks/cuda_emulation.py [--n 256 400 ...] [--rows R] [--check]
+
+Runs the CUDA ops' code with every kernel launch emulated on the CPU
+(torch.ops.complexext._gpu_emulated_fft_c2c, sm_90's 227 KiB of shared
+memory per block): the register kernels' threads run as real threads
+between real barriers, and every global and shared access is counted per
+warp as the hardware serves it (csrc/cpu/reg_emulation.h). For each n it
+prints, for a complex32 c2c of contiguous rows and for a strided axis (the
+transform along dim 0 of an (n, 64) tensor):
+
+  kernel    reg: the register kernel (elements per thread x threads per row,
+            radices); block: the earlier shared-memory kernel
+  sectors   global 32-byte sectors touched / the fewest the bytes need
+  wavefr.   shared-memory bank wavefronts / the fewest (1 per half warp for
+            8-byte accesses)
+  B/elem    global bytes read + written per element of the transform
+  races     shared words touched by two threads between two barriers
+  err/floor error against scipy in float64, over the complex32 rounding floor
+
+--check exits 1 unless, for every n with a register kernel: the sector
+ratio is 1.0 (contiguous rows; printed for the strided axis), wavefronts
+<= 1.05, 8 bytes per element for complex32 c2c, no races, error <= 1.15 x
+the floor.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+import scipy.fft as sf
+import torch
+
+import complexext  # noqa: F401
+
+ops = torch.ops.complexext
+SMEM = 227 * 1024
+DEFAULT_N = [16, 64, 160, 256, 400, 512, 1000, 1024, 2048, 4096, 16384]
+FIELDS = ["launches", "blocks", "barriers", "gld_bytes", "gst_bytes", "g_accesses", "g_sectors",
+          "g_min_sectors", "s_accesses", "s_wavefronts", "s_ideal", "races", "divergent"]
+
+
+def counters(reset=True):
+    return dict(zip(FIELDS, ops._gpu_emulation_counters(reset)))
+
+
+def rel_rms(a, ref):
+    return float(np.linalg.norm(a - ref) / np.linalg.norm(ref))
+
+
+def floor_of(ref):
+    r = torch.from_numpy(ref).to(torch.complex32).to(torch.complex128).numpy()
+    return rel_rms(r, ref)
+
+
+def measure(n, rows, strided, dtype=torch.complex32):
+    g = torch.Generator().manual_seed(n)
+    shape = (n, rows) if strided else (rows, n)
+    x = torch.randn(shape, dtype=torch.complex128, generator=g).to(dtype)
+    dim = 0 if strided else 1
+    counters(True)
+    t0 = time.perf_counter()
+    y = ops._gpu_emulated_fft_c2c(x, [dim], 0, True, SMEM, 256, 1)
+    secs = time.perf_counter() - t0
+    c = counters(True)
+    ref = sf.fft(x.to(torch.complex128).numpy(), axis=dim)
+    err = rel_rms(y.to(torch.complex128).numpy(), ref)
+    flo = floor_of(ref) if dtype == torch.complex32 else float("nan")
+    elems = x.numel()
+    return {
+        "reg": c["launches"] > 0,
+        "sectors": c["g_sectors"] / c["g_min_sectors"] if c["g_min_sectors"] else float("nan"),
+        "wavefronts": c["s_wavefronts"] / c["s_ideal"] if c["s_ideal"] else 1.0,
+        "bytes": (c["gld_bytes"] + c["gst_bytes"]) / elems if c["launches"] else float("nan"),
+        "races": c["races"] + c["divergent"],
+        "err": err / flo if dtype == torch.complex32 else err,
+        "secs": secs,
+    }
+
+
+def kernel_name(n):
+    p = ops._gpu_reg_plan(n)
+    if not p:
+        return "block"
+    return f"reg {p[0]}x{p[1]} " + "*".join(str(r) for r in p[5:])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, nargs="+", default=DEFAULT_N)
+    ap.add_argument("--rows", type=int, default=0,
+                    help="rows per transform (default: enough for about 8192 elements)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    print(f"complex32 c2c, emulated launches (shared memory {SMEM // 1024} KiB a block); "
+          f"COMPLEXEXT_CUDA_REG={os.environ.get('COMPLEXEXT_CUDA_REG', '1')}")
+    head = (f"{'n':>6} {'kernel':<22} | {'sectors':>7} {'wavefr.':>7} {'B/elem':>6} "
+            f"{'races':>5} {'err/fl':>6} | strided: {'sectors':>7} {'wavefr.':>7} {'B/elem':>6} "
+            f"{'err/fl':>6}")
+    print(head)
+    print("-" * len(head))
+    bad = []
+    for n in args.n:
+        rows = args.rows or max(2, 8192 // n)
+        a = measure(n, rows, False)
+        s = measure(n, 64, True)
+        print(f"{n:>6} {kernel_name(n):<22} | {a['sectors']:>7.3f} {a['wavefronts']:>7.3f} "
+              f"{a['bytes']:>6.2f} {a['races']:>5.0f} {a['err']:>6.3f} | "
+              f"         {s['sectors']:>7.3f} {s['wavefronts']:>7.3f} {s['bytes']:>6.2f} "
+              f"{s['err']:>6.3f}")
+        for name, m in (("contiguous", a), ("strided", s)):
+            if m["err"] > 1.15:
+                bad.append(f"n={n} {name}: error {m['err']:.3f} x the floor")
+            if not m["reg"]:
+                continue
+            if m["races"]:
+                bad.append(f"n={n} {name}: {m['races']:.0f} races or divergent barriers")
+            if m["wavefronts"] > 1.05:
+                bad.append(f"n={n} {name}: {m['wavefronts']:.3f} wavefronts per shared access")
+            if name == "contiguous" and abs(m["sectors"] - 1.0) > 1e-9:
+                bad.append(f"n={n}: sector ratio {m['sectors']:.3f}")
+            if abs(m["bytes"] - 8.0) > 1e-9:
+                bad.append(f"n={n} {name}: {m['bytes']:.2f} bytes per element")
+    if bad:
+        print("\nmissed:\n  " + "\n  ".join(bad))
+    else:
+        print("\nall targets met")
+    return 1 if (args.check and bad) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

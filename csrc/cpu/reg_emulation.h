@@ -1,0 +1,81 @@
+// The register FFT kernels (csrc/core/cx_reg_fft.h) run on the CPU: each
+// block's threads are real threads meeting at real barriers, and every
+// global and shared access they make is counted per warp, as the hardware
+// would serve it:
+//
+//   global: the 32-byte sectors a warp's access touches, against the fewest
+//           its bytes need (ceil(bytes / 32));
+//   shared: bank wavefronts (32 banks of 4 bytes; 8- and 16-byte accesses
+//           served by half and quarter warps), against one per group;
+//   races:  a shared word written by one thread and read or written by
+//           another between the same two barriers.
+//
+// The counters add up over launches until read (torch.ops.complexext.
+// _gpu_emulation_counters, benchmarks/cuda_emulation.py).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../core/cx_reg_fft.h"
+
+namespace complexext {
+namespace regemu {
+
+struct Counters {
+  double launches = 0, blocks = 0, barriers = 0;
+  double gld_bytes = 0, gst_bytes = 0, g_accesses = 0, g_sectors = 0, g_min_sectors = 0;
+  double s_accesses = 0, s_wavefronts = 0, s_ideal = 0;
+  double races = 0, divergent = 0;
+};
+
+Counters& counters();
+void reset();
+
+// Runs an emulated launch of reg_fft_kernel<n, mode, S, Ti, To> (ti, to: 0
+// fp16, 1 fp32, 2 fp64 storage). False if no such kernel is compiled.
+bool launch_f32(const cx_reg_args<float>& A, int n, int mode, int ti, int to);
+bool launch_f64(const cx_reg_args<double>& A, int n, int mode);
+
+// The launch itself: bt threads, blocks in turn, body(tid, block) each.
+void run_pool(int bt, int blocks, const std::function<void(int, int)>& body);
+
+// reg_fft_kernel<n, mode, S, Ti, To>'s blocks through run_pool; false when
+// that kernel is not compiled (the CUDA files compile the same list).
+template <int N, int MODE, typename S, typename Ti, typename To>
+bool run_kernel(const cx_reg_args<S>& A) {
+  if constexpr (!cx_reg_mode_ok(N, MODE)) {
+    return false;
+  } else {
+    constexpr int RPB = cx_reg_rpb(N, MODE);
+    using Sh = cx_reg_shape<N, RPB>;
+    std::vector<cx<S>> smem((size_t)RPB * Sh::PITCH);
+    run_pool(Sh::BT, (A.nrows + RPB - 1) / RPB, [&](int tid, int b) {
+      cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, tid, b, smem.data());
+    });
+    return true;
+  }
+}
+
+template <typename S, typename Ti, typename To>
+bool dispatch(const cx_reg_args<S>& A, int n, int mode) {
+#define CX_REG_EMU_CASE(N)                                                       \
+  if (n == N) {                                                                  \
+    if (mode == CX_REG_DIRECT) return run_kernel<N, CX_REG_DIRECT, S, Ti, To>(A); \
+    if (mode == CX_REG_STAGED) return run_kernel<N, CX_REG_STAGED, S, Ti, To>(A); \
+    return run_kernel<N, CX_REG_COLUMNS, S, Ti, To>(A);                          \
+  }
+  CX_REG_LENGTHS(CX_REG_EMU_CASE)
+#undef CX_REG_EMU_CASE
+  return false;
+}
+
+// One instantiation set per file (reg_emu_*.cpp), so they build in parallel.
+bool dispatch_f32_hh(const cx_reg_args<float>& A, int n, int mode);
+bool dispatch_f32_hf(const cx_reg_args<float>& A, int n, int mode);
+bool dispatch_f32_fh(const cx_reg_args<float>& A, int n, int mode);
+bool dispatch_f32_ff(const cx_reg_args<float>& A, int n, int mode);
+
+}  // namespace regemu
+}  // namespace complexext
