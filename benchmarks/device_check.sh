@@ -12,6 +12,10 @@
 #   tests      pytest -m cuda over tests/, then tests/test_cuda*.py
 #   bench      python benchmarks/gpu.py (FFT, convolution, STFT against
 #              torch; PASS/FAIL per target; a missed target fails the stage)
+#   ncu        ncu --clock-control none on the register FFT kernels of
+#              n = 1024 and 400 (DRAM throughput, sectors per request, bank
+#              conflicts, achieved occupancy), printed after the emulation's
+#              predictions for the same kernels (benchmarks/ncu_probe.py)
 #   memcheck   compute-sanitizer --tool memcheck on a few small calls
 #   racecheck  compute-sanitizer --tool racecheck on the FFT/STFT calls
 #              (benchmarks/sanitize_cuda.sh)
@@ -102,6 +106,39 @@ tests() {
   return "$rc"
 }
 
+ncu_stage() {
+  local ncu_bin
+  ncu_bin=$(command -v ncu || ls "${CUDA_HOME:-/usr/local/cuda}"/bin/ncu 2>/dev/null || true)
+  echo "-- predicted by the CPU emulation"
+  "$PY" benchmarks/ncu_probe.py predict --n 1024 400
+  if [[ -z "$ncu_bin" ]]; then
+    echo "ncu not found"
+    return 1
+  fi
+  echo "-- measured by ncu"
+  "$ncu_bin" --clock-control none --kernel-name regex:reg_fft_kernel --launch-skip 0 \
+    --launch-count 4 --csv --page raw --metrics \
+dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
+smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,\
+sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread \
+    "$PY" benchmarks/ncu_probe.py run --n 1024 400
+}
+
+# The built _C defines no copy of libstdc++'s stream code (the CUDA build's
+# crash on error messages, docs/gpu.md).
+so_check() {
+  if [[ -f benchmarks/check_built_so.py ]]; then
+    "$PY" benchmarks/check_built_so.py
+  else
+    echo "benchmarks/check_built_so.py missing"
+    return 1
+  fi
+}
+
 bench() {
   if [[ -n "${OUT:-}" ]]; then
     "$PY" benchmarks/gpu.py | tee "$OUT/gpu_bench.txt"
@@ -125,8 +162,10 @@ fi
 SELF=benchmarks/device_check.sh
 stage setup 60 bash "$SELF" _stage setup
 stage build 240 bash "$SELF" _stage build
+stage so-check 15 bash "$SELF" _stage so_check
 stage tests 70 bash "$SELF" _stage tests
 stage bench 90 bash "$SELF" _stage bench
+stage ncu 45 bash "$SELF" _stage ncu_stage
 stage memcheck 45 bash benchmarks/sanitize_cuda.sh memcheck
 stage racecheck 35 bash benchmarks/sanitize_cuda.sh racecheck
 
