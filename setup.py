@@ -35,6 +35,13 @@ def want_cuda():
     return has_torch_cuda and has_nvcc
 
 
+def cxx_std():
+    """The C++ standard torch's headers ask for: ATen.h stops with an #error
+    below C++20 from torch 2.14 on (below C++17 before)."""
+    major, minor = (int(v) for v in torch.__version__.split("+")[0].split(".")[:2])
+    return "-std=c++20" if (major, minor) >= (2, 14) else "-std=c++17"
+
+
 def extension():
     rel = lambda pats: sorted(os.path.relpath(p, ROOT) for pat in pats
                               for p in glob.glob(os.path.join(ROOT, pat)))
@@ -47,7 +54,7 @@ def extension():
     # torch.set_num_threads applies). Apple's clang has no -fopenmp: there
     # the CPU kernels run on one thread.
     omp = [] if sys.platform == "darwin" else ["-fopenmp"]
-    cxx = ["-O3", "-std=c++17", "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"] + omp
+    cxx = ["-O3", cxx_std(), "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"] + omp
     use_cuda = want_cuda()
     kwargs = dict(extra_compile_args={"cxx": cxx}, extra_link_args=list(omp))
     # COMPLEXEXT_SANITIZE=1 (.ci/sanitize only): AddressSanitizer and
@@ -61,7 +68,7 @@ def extension():
         kwargs["extra_link_args"] = san + omp
     if use_cuda:
         sources += rel(["csrc/cuda/*.cu", "csrc/cuda/*.cpp"])
-        kwargs["extra_compile_args"]["nvcc"] = ["-O3", "-std=c++17"]
+        kwargs["extra_compile_args"]["nvcc"] = ["-O3", cxx_std()]
         kwargs["define_macros"] = [("COMPLEXEXT_WITH_CUDA", "1")]
         ext = cpp_extension.CUDAExtension("complexext._C", sources, **kwargs)
     else:
