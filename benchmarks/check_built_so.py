@@ -9,7 +9,7 @@ installed complexext (found without importing it, so without torch).
 Fails (exit 1, naming each symbol) where a file defines a symbol of
 libstdc++'s stream and locale classes: std::basic_ostream (std::ostream),
 basic_istream, basic_iostream, basic_ios, ios_base, basic_streambuf, the
-file streams, std::locale and its facets (num_put, num_get, numpunct, ctype,
+file streams, std::locale and its facets (num_put, num_get, numpunct,
 codecvt), use_facet/has_facet, the stream inserters and manipulators.
 libstdc++ declares all of these `extern template` and ships them compiled,
 so no object of ours should hold a copy. A copy in _C is what a CUDA build
@@ -19,7 +19,9 @@ of _C held on the first GPU machine, where it crashed inside
 which binds every call to the copy in _C at link time. Not counted:
 std::string and the string streams (C++20 code instantiates std::string
 itself by libstdc++'s design, and every g++ build holds the inline
-destructor of basic_stringbuf), and the compiler's local clones
+destructor of basic_stringbuf), std::ctype<char> (an explicit
+specialization whose inline members, such as do_widen, g++ -O2 emits into
+any object that calls widen()), and the compiler's local clones
 ("[clone .isra.0]"), which are inlined code.
 
 readelf adds, for a shared object: whether it needs libstdc++.so.6; the
@@ -27,6 +29,10 @@ stream and locale functions it imports (undefined, with their GLIBCXX
 version) and the dynamic relocations through which they are called (a
 call bound inside the file at link time has none); for a copy it defines,
 whether any call to it goes through a relocation.
+
+Where the libstdc++.so.6 that the file loads (ldd), or else the one the
+C++ compiler links, is found, only symbols that it exports count: an
+inline member that libstdc++ does not ship is every object's own.
 
 Exit: 0 clean, 1 when a file defines such symbols, 2 when nm or readelf is
 missing or no file was found.
@@ -48,7 +54,7 @@ STD_IO = re.compile(
     r"^std::(?:__cxx11::)?(?:"
     r"basic_(?:i|o|io)?stream|w?(?:i|o|io)stream|basic_ios|w?ios|ios_base"
     r"|basic_streambuf|w?streambuf|basic_(?:i|o)?fstream|w?(?:i|o)?fstream|basic_filebuf|w?filebuf"
-    r"|locale|num_put|num_get|numpunct(?:_byname)?|ctype(?:_byname)?|codecvt(?:_byname)?"
+    r"|locale|num_put|num_get|numpunct(?:_byname)?|codecvt(?:_byname)?"
     r"|use_facet|has_facet|__check_facet|__use_cache|__ostream_insert|__ostream_write"
     r"|__ostream_fill|__convert_from_v|__int_to_char|__add_grouping|__pad"
     r"|endl|ends|flush|ws|operatorSHL|operatorSHR"
@@ -118,15 +124,52 @@ def nm_lines(path, *flags):
     return rows
 
 
-def copies(path):
+def libstdcxx(path):
+    """The libstdc++.so.6 that a shared object loads (ldd), else the one the
+    C++ compiler links (c++ -print-file-name); None when neither is found."""
+    try:
+        out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+        m = re.search(r"libstdc\+\+\.so\.6 => (\S+)", out)
+        if m and os.path.isfile(m.group(1)):
+            return m.group(1)
+    except OSError:
+        pass
+    for cxx in (os.environ.get("CXX", "c++"), "g++"):
+        try:
+            out = subprocess.run([cxx, "-print-file-name=libstdc++.so.6"],
+                                 capture_output=True, text=True).stdout.strip()
+        except OSError:
+            continue
+        if os.path.isabs(out) and os.path.isfile(out):
+            return out
+    return None
+
+
+_EXPORTS = {}
+
+
+def exports(lib):
+    """The mangled names libstdc++.so.6 defines in its dynamic symbol table."""
+    if lib not in _EXPORTS:
+        _EXPORTS[lib] = {m.split("@", 1)[0] for t, m, d in nm_lines(lib, "-D", "--defined-only")}
+    return _EXPORTS[lib]
+
+
+def copies(path, lib="find"):
     """[(nm type, mangled, demangled)] of the stream and locale symbols the
     file defines, from its symbol table and, for a stripped file, its
-    dynamic one."""
+    dynamic one; where libstdc++.so.6 is found (lib="find", or its path),
+    only those it exports too: an inline member that libstdc++ does not
+    ship (ios_base::width at -O0, say) is every object's own by design."""
+    if lib == "find":
+        lib = libstdcxx(path)
+    shipped = exports(lib) if lib else None
     found = {}
     for flags in (["--defined-only"], ["-D", "--defined-only"]):
         for t, m, d in nm_lines(path, *flags):
-            if is_std_io(d):
-                found.setdefault(m.split("@", 1)[0], (t, m, d))
+            name = m.split("@", 1)[0]
+            if is_std_io(d) and (shipped is None or name in shipped):
+                found.setdefault(name, (t, m, d))
     return sorted(found.values(), key=lambda r: r[2])
 
 
@@ -172,8 +215,11 @@ def default_paths():
 
 def check(path, out=sys.stdout):
     """Prints the report of one file; True when it defines no such symbol."""
-    defined = copies(path)
+    lib = libstdcxx(path)
+    defined = copies(path, lib)
     print(f"{path}:", file=out)
+    print("  against the exports of " + (lib or "no libstdc++.so.6 (not found): "
+                                          "every stream/locale definition counts"), file=out)
     if defined:
         print(f"  FAIL: defines {len(defined)} libstdc++ stream/locale symbol(s):", file=out)
         for t, m, d in defined:
