@@ -7,9 +7,12 @@ Settings (environment):
   MAX_JOBS              parallel compile jobs (torch's cpp_extension)
 """
 import glob
+import importlib.util
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 
 from setuptools import setup
 
@@ -35,6 +38,13 @@ def want_cuda():
     return has_torch_cuda and has_nvcc
 
 
+def cxx_std():
+    """The C++ standard torch's headers ask for: ATen.h stops with an #error
+    below C++20 from torch 2.14 on (below C++17 before)."""
+    major, minor = (int(v) for v in torch.__version__.split("+")[0].split(".")[:2])
+    return "-std=c++20" if (major, minor) >= (2, 14) else "-std=c++17"
+
+
 def extension():
     rel = lambda pats: sorted(os.path.relpath(p, ROOT) for pat in pats
                               for p in glob.glob(os.path.join(ROOT, pat)))
@@ -47,7 +57,7 @@ def extension():
     # torch.set_num_threads applies). Apple's clang has no -fopenmp: there
     # the CPU kernels run on one thread.
     omp = [] if sys.platform == "darwin" else ["-fopenmp"]
-    cxx = ["-O3", "-std=c++17", "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"] + omp
+    cxx = ["-O3", cxx_std(), "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"] + omp
     use_cuda = want_cuda()
     kwargs = dict(extra_compile_args={"cxx": cxx}, extra_link_args=list(omp))
     # COMPLEXEXT_SANITIZE=1 (.ci/sanitize only): AddressSanitizer and
@@ -61,7 +71,7 @@ def extension():
         kwargs["extra_link_args"] = san + omp
     if use_cuda:
         sources += rel(["csrc/cuda/*.cu", "csrc/cuda/*.cpp"])
-        kwargs["extra_compile_args"]["nvcc"] = ["-O3", "-std=c++17"]
+        kwargs["extra_compile_args"]["nvcc"] = ["-O3", cxx_std()]
         kwargs["define_macros"] = [("COMPLEXEXT_WITH_CUDA", "1")]
         ext = cpp_extension.CUDAExtension("complexext._C", sources, **kwargs)
     else:
@@ -71,7 +81,109 @@ def extension():
     return ext
 
 
+# libstdc++'s stream and locale code must come from libstdc++.so.6, never
+# from a copy in _C. libstdc++ declares those templates `extern template`
+# (std::ostream::_M_insert<long>, behind every `os << long`, and the rest of
+# basic_ostream, basic_istream, basic_ios, std::locale and its facets) and
+# ships them compiled, so g++ and clang with its headers emit no copy into
+# our objects. Yet the CUDA build on the first GPU machine held a weak copy
+# of _M_insert<long> (which compiler or header set emitted it there is not
+# known yet), and it crashed there inside TORCH_CHECK's message formatting
+# (docs/gpu.md). When an object holds such a copy, the linker keeps it
+# over the shared library's definition, and nothing at load time sends the
+# calls back to libstdc++:
+#   - With -Wl,-Bsymbolic-functions, which Debian's and Ubuntu's Pythons put
+#     in sysconfig's LDSHARED, as that machine's did, the linker binds every
+#     call from _C to a function _C defines at link time, with no PLT entry.
+#   - Without it the call goes through the PLT, but the dynamic linker looks
+#     a reference of _C up in the global scope and then in _C's own scope,
+#     where _C comes before libstdc++ (Python loads extensions RTLD_LOCAL):
+#     the copy still wins (LD_DEBUG=bindings, on a CPU build given a copy on
+#     purpose).
+# So: (1) -Wl,-Bno-symbolic after Python's flags cancels -Bsymbolic and
+# -Bsymbolic-functions (GNU ld 2.37+, gold, lld; probed, left out where the
+# linker lacks it), so that _C is linked alike whatever Python's flags are;
+# (2) the build refuses a _C that defines any such symbol, and names the
+# symbols, the objects that define them and the compilers
+# (benchmarks/check_built_so.py has the list and the reasons for it).
+def probe_link_flag(linker, flag):
+    """Whether the linker command links a shared object with the flag."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = linker + ["-fPIC", "-x", "c", os.devnull, "-o",
+                        os.path.join(tmp, "probe.so"), flag]
+        try:
+            return subprocess.run(cmd, capture_output=True).returncode == 0
+        except OSError:
+            return False
+
+
+def load_checker():
+    path = os.path.join(ROOT, "benchmarks", "check_built_so.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location("complexext_check_built_so", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def compiler_version(cmd):
+    try:
+        out = subprocess.run([cmd, "--version"], capture_output=True, text=True).stdout
+        return "%s (%s): %s" % (cmd, shutil.which(cmd), out.splitlines()[0])
+    except (OSError, IndexError):
+        return "%s: not found" % cmd
+
+
+class BuildExt(cpp_extension.BuildExtension):
+    def build_extensions(self):
+        if sys.platform.startswith("linux"):
+            if probe_link_flag(list(self.compiler.linker_so), "-Wl,-Bno-symbolic"):
+                for ext in self.extensions:
+                    ext.extra_link_args.append("-Wl,-Bno-symbolic")
+            else:
+                print("complexext: the linker does not take -Wl,-Bno-symbolic; "
+                      "linking with Python's flags as they are")
+        super().build_extensions()
+
+    def build_extension(self, ext):
+        super().build_extension(ext)
+        checker = load_checker()
+        if checker is None or not (shutil.which("nm") and shutil.which("readelf")):
+            print("complexext: nm, readelf or benchmarks/check_built_so.py missing: "
+                  "the built _C is not checked for copies of libstdc++ stream code")
+            return
+        so = self.get_ext_fullpath(ext.name)
+        try:
+            copies = checker.copies(so)
+        except RuntimeError as e:
+            print("complexext: the built _C could not be checked (%s)" % e)
+            return
+        if not copies:
+            return
+        objects = [o for o in self.compiler.object_filenames(ext.sources,
+                                                             output_dir=self.build_temp)
+                   if os.path.exists(o)]
+        lines = ["complexext: the built _C defines its own copy of libstdc++ stream/locale "
+                 "code, which libstdc++ declares extern and ships compiled:"]
+        lines += ["    %s %s" % (t, d) for t, m, d in copies]
+        lines.append("  defined in:")
+        for o in objects:
+            found = checker.copies(o)
+            if found:
+                lines.append("    %s: %s" % (os.path.relpath(o, ROOT),
+                                              "; ".join(d for t, m, d in found)))
+        lines.append("  C++ compiler: " + compiler_version(os.environ.get("CXX", "c++")))
+        if any(src.endswith(".cu") for src in ext.sources):
+            lines.append("  nvcc's host compiler: " + compiler_version(
+                os.environ.get("CC", "gcc")))
+        lines.append("  A call into such a copy crashed a CUDA build on the first GPU machine "
+                     "(docs/gpu.md, \"A crash on error messages\").")
+        os.remove(so)
+        raise SystemExit("\n".join(lines))
+
+
 setup(
     ext_modules=[extension()],
-    cmdclass={"build_ext": cpp_extension.BuildExtension},
+    cmdclass={"build_ext": BuildExt},
 )
