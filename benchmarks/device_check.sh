@@ -10,8 +10,11 @@
 #   build      COMPLEXEXT_CUDA=1 pip install --no-build-isolation -e .,
 #              for this GPU's architecture only (TORCH_CUDA_ARCH_LIST)
 #   tests      pytest -m cuda over tests/, then tests/test_cuda*.py
-#   bench      python benchmarks/gpu.py (FFT, convolution, STFT against
-#              torch; PASS/FAIL per target; a missed target fails the stage)
+#   bench      python benchmarks/gpu.py --write-conv-table (FFT,
+#              convolution, STFT against torch; PASS/FAIL per target; a
+#              missed target fails the stage; writes the convolution
+#              method table from the run's times: csrc/conv_method_table.h,
+#              or $OUT/conv_method_table.h when $OUT is set)
 #   ncu        ncu --clock-control none on the register FFT kernels of
 #              n = 1024 and 400 (DRAM throughput, sectors per request, bank
 #              conflicts, achieved occupancy), printed after the emulation's
@@ -141,9 +144,10 @@ so_check() {
 
 bench() {
   if [[ -n "${OUT:-}" ]]; then
-    "$PY" benchmarks/gpu.py | tee "$OUT/gpu_bench.txt"
+    "$PY" benchmarks/gpu.py --write-conv-table "$OUT/conv_method_table.h" |
+      tee "$OUT/gpu_bench.txt"
   else
-    "$PY" benchmarks/gpu.py
+    "$PY" benchmarks/gpu.py --write-conv-table
   fi
 }
 

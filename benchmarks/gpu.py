@@ -3,6 +3,7 @@ STFT against torch, with the targets checked line by line.
 
     python benchmarks/gpu.py [--mib 256] [--reps 7] [--sizes 256 400 ...]
                              [--only fft conv stft] [--dry-run]
+                             [--write-conv-table [PATH]]
 
 Everything is measured in one run, on one device, on the same data: CUDA
 events around each call, two warm-up calls, then the median of --reps
@@ -35,6 +36,13 @@ complex128 convolution on the device. Target: complexext complex32 >= 1.5
 times as fast as torch complex32, error <= 1.15 times the floor.
 torch's cuDNN TF32 setting is left as it is and printed (it governs
 torch's complex64 convolutions and complexext's complex64 ones alike).
+Then, for the method table, each shape again with the methods and torch's
+convolution alone: complex32 without a bias, complex64 with and without
+(rows, wide, gauss: the 32 forms are rows and wide there).
+--write-conv-table [PATH] writes these times (every method, every shape)
+as the table that the CUDA convolution's "auto" method reads
+(csrc/conv_method_table.h by default; not from a --device cpu run) and
+prints the method it picks for each shape.
 
 STFT: 8 signals of 4 s at 16 kHz, Hann window, n_fft/hop 512/128 and
 400/160: complexext.stft of the float16 signal (complex32 out) against
@@ -49,11 +57,14 @@ import statistics
 import sys
 import time
 import warnings
+from datetime import datetime, timezone
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 
 import torch  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
+
+from conv_table import CONV_TABLE, METHODS, conv_table_line, write_conv_table  # noqa: E402
 
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
 SIZES = [256, 400, 512, 1000, 1024, 4096, 4099, 65536]
@@ -65,7 +76,10 @@ CONV = {  # name: (function, input shape, weight shape, kwargs)
             {"stride": (2, 1), "padding": (2, 1), "output_padding": (1, 0)}),
     "conv1d": ("conv1d", (8, 64, 16000), (64, 64, 3), {"padding": 1}),
 }
-METHODS = ["rows", "rows32", "wide", "wide32", "gauss"]
+# The method table (csrc/conv_method_table.h): besides complex32 with a bias
+# (the benchmark's own call), these calls of each shape; the methods each runs.
+TABLE_VARIANTS = [(C32, False), (C64, True), (C64, False)]
+TABLE_METHODS = {C32: METHODS, C64: ["rows", "wide", "gauss"]}
 STFT = [(512, 128), (400, 160)]
 
 
@@ -84,7 +98,13 @@ def parse(argv=None):
                    help="cpu: a smoke run of this script itself (small --mib and --batch); "
                         "its numbers say nothing about the GPU targets")
     p.add_argument("--dry-run", action="store_true", help="print the plan, touch no device")
-    return p.parse_args(argv)
+    p.add_argument("--write-conv-table", nargs="?", const=CONV_TABLE, metavar="PATH",
+                   help="write the convolution method table from this run's times "
+                        "(default csrc/conv_method_table.h)")
+    args = p.parse_args(argv)
+    if args.write_conv_table and "conv" not in args.only:
+        p.error("--write-conv-table needs the conv section (--only ... conv)")
+    return args
 
 
 class Targets:
@@ -197,10 +217,20 @@ def fft_section(args, dev, tg):
         empty_cache()
 
 
+def conv_op_args(fname, xs, kw):
+    """(stride, padding, dilation, transposed, output_padding, groups) of
+    the ops for a CONV shape."""
+    nsp = len(xs) - 2
+    lst = lambda v: list(v) if isinstance(v, tuple) else [v] * nsp  # noqa: E731
+    return (lst(kw.get("stride", 1)), lst(kw.get("padding", 0)), [1] * nsp,
+            "transpose" in fname, lst(kw.get("output_padding", 0)), 1)
+
+
 def conv_section(args, dev, tg):
     import complexext.nn.functional as CF
     ops = torch.ops.complexext
     print(f"\nConvolution, forward with bias (cuDNN allow_tf32={torch.backends.cudnn.allow_tf32})")
+    calls = []  # (table line, the call's tensors' shapes and op arguments) per timed call
     for name, (fname, xs, ws, kw) in CONV.items():
         xs = (args.batch,) + xs[1:]
         x = randc(xs, dev, 1)
@@ -209,10 +239,7 @@ def conv_section(args, dev, tg):
         cout = ws[1] if "transpose" in fname else ws[0]
         b = randc((cout,), dev, 3)
         x64, w64, b64 = x.to(C64), w.to(C64), b.to(C64)
-        nsp = len(xs) - 2
-        lst = lambda v: list(v) if isinstance(v, tuple) else [v] * nsp  # noqa: E731
-        oa = (lst(kw.get("stride", 1)), lst(kw.get("padding", 0)), [1] * nsp,
-              "transpose" in fname, lst(kw.get("output_padding", 0)), 1)
+        oa = conv_op_args(fname, xs, kw)
         fns = {"cx": lambda: getattr(CF, fname)(x, w, b, **kw)}
         for m in METHODS:
             fns[m] = lambda m=m: ops._conv_real_layout(x, w, b, *oa, m)
@@ -240,8 +267,39 @@ def conv_section(args, dev, tg):
             tg.check(f"conv {name} vs torch c32", False, "torch complex32 convolution failed")
         tg.check(f"conv {name} error", errs["cx"] <= 1.15,
                  f"{errs['cx']:.3f} x the complex32 floor (need <= 1.15)")
-        del x, w, b, x64, w64, b64, ref
+        t["torch"] = t.pop("torch c32", None)
+        calls.append((conv_table_line(name, fname, xs, ws, C32, True, t), xs, ws, oa))
+        del ref
+        for dtype, bias in TABLE_VARIANTS:
+            xd, wd, bd = (x, w, b) if dtype == C32 else (x64, w64, b64)
+            t = conv_variant(args, fname, kw, oa, xd, wd, bd if bias else None, ops)
+            calls.append((conv_table_line(name, fname, xs, ws, dtype, bias, t), xs, ws, oa))
+        del x, w, b, x64, w64, b64
         empty_cache()
+    if args.write_conv_table:
+        meta = {"device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+                "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+                "unit": f"ms, the median of {args.reps} calls",
+                "source": f"benchmarks/gpu.py --write-conv-table --batch {args.batch} (torch "
+                          f"{torch.__version__}, CUDA {torch.version.cuda}, cuDNN "
+                          f"{torch.backends.cudnn.version()})",
+                "notes": []}
+        write_conv_table(args.write_conv_table, calls, meta)
+
+
+def conv_variant(args, fname, kw, oa, x, w, b, ops):
+    """One more call of a shape for the method table: each method of the
+    dtype and torch's convolution ("torch"), timed; their errors printed.
+    Returns the times (seconds)."""
+    fns = {m: lambda m=m: ops._conv_real_layout(x, w, b, *oa, m) for m in TABLE_METHODS[x.dtype]}
+    fns["torch"] = lambda: getattr(TF, fname)(x, w, b, **kw)
+    fns = {k: f for k, f in fns.items() if runnable(f) is not None}
+    t = times(fns, args.reps) if fns else {}
+    ref = getattr(TF, fname)(x.to(C128), w.to(C128), None if b is None else b.to(C128), **kw)
+    err = {k: floor_ratio(f(), ref) for k, f in fns.items()}
+    print(f"    {'c32' if x.dtype == C32 else 'c64'}, {'with' if b is not None else 'no'} bias: "
+          + ", ".join(f"{k} {t[k] * 1e3:.3f} ms ({err[k]:.3f})" for k in fns))
+    return t
 
 
 def stft_section(args, dev, tg):
@@ -275,7 +333,10 @@ def dry_run(args):
               f"cuFFT half (powers of two), torch c64, upcast")
     if "conv" in args.only:
         for name, (fname, xs, ws, kw) in CONV.items():
-            print(f"  conv {name}: {fname} {xs} by {ws} {kw}; methods {METHODS}")
+            print(f"  conv {name}: {fname} {xs} by {ws} {kw}; methods {METHODS}; for the "
+                  f"method table also complex32 without a bias, complex64 with and without")
+        if args.write_conv_table:
+            print(f"  conv method table: written to {args.write_conv_table}")
     if "stft" in args.only:
         print(f"  stft: (8, 64000), n_fft/hop {STFT}")
     return 0

@@ -31,16 +31,17 @@
 // in fp32 (one rounding to fp16), unless the method ends in "32": then the
 // real tensors are fp32 copies and the convolution may use TF32 tensor
 // cores, which is exact here (an fp16 value has 11 significant bits, as
-// TF32), so the bias is added in fp32 before the one rounding. "auto" takes
-// rows, and rows32 for a complex32 convolution with a bias (fp16 output
+// TF32), so the bias is added in fp32 before the one rounding (fp16 output
 // plus a bias would round twice: 1.4 times the floor). complex64 and
 // complex128 compute in their own precision under torch's cuDNN flags
 // (torch.backends.cudnn.allow_tf32, as for torch's float32 convolutions).
 // Three spatial dims (a real conv4d does not exist) take four real
 // convolutions in fp32 (fp64 for complex128).
 //
-// COMPLEXEXT_CUDA_CONV (auto, rows, rows32, wide, wide32, gauss) chooses
-// the method of the CUDA kernel.
+// "auto" takes the method measured fastest on the nearest benchmark shape,
+// among those that keep the call at the floor (conv_method.cpp, reading
+// conv_method_table.h); COMPLEXEXT_CUDA_CONV (auto, rows, rows32, wide,
+// wide32, gauss) overrides it for the CUDA kernel.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -49,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "conv_method.h"
 #include "cpu/conv_common.h"
 
 namespace complexext {
@@ -176,9 +178,9 @@ at::Tensor conv_3d(at::Tensor out, const at::Tensor& x, const at::Tensor& w, con
   return finish(out, at::stack({re, im}, -1), b2);
 }
 
-std::string chosen(std::string method, const at::Tensor& x, const std::optional<at::Tensor>& b) {
-  if (method == "auto")
-    return x.scalar_type() == at::kComplexHalf && b.has_value() ? "rows32" : "rows";
+std::string chosen(std::string method, const at::Tensor& x, const at::Tensor& w,
+                   const std::optional<at::Tensor>& b, bool transposed, int64_t groups) {
+  if (method == "auto") return conv::auto_method(x, w, b.has_value(), transposed, groups);
   TORCH_CHECK(method == "rows" || method == "rows32" || method == "wide" || method == "wide32" ||
                   method == "gauss",
               "convolution: unknown method '", method, "' (expected auto, rows, rows32, wide, "
@@ -215,7 +217,8 @@ at::Tensor layout_convolution(const at::Tensor& input, const at::Tensor& weight,
                               c10::string_view method_arg) {
   const auto shape = conv::output_shape("convolution", input, weight, bias, stride, padding,
                                         dilation, transposed, output_padding, groups);
-  const std::string method = chosen(std::string(method_arg), input, bias);
+  const std::string method =
+      chosen(std::string(method_arg), input, weight, bias, transposed, groups);
   at::Tensor out = at::empty(shape, input.options());
   if (out.numel() == 0) return out;
   const int64_t nsp = input.dim() - 2;
@@ -300,6 +303,21 @@ std::string cuda_method() {
   return env != nullptr && *env != '\0' ? env : "auto";
 }
 
+// The method the CUDA kernel runs for a call; with a table (its text, as
+// conv_method_table.h holds it), the one "auto" takes from that table.
+std::string cuda_method_for(const at::Tensor& input, const at::Tensor& weight,
+                            const std::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                            at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+                            at::IntArrayRef output_padding, int64_t groups,
+                            std::optional<c10::string_view> table) {
+  conv::output_shape("convolution", input, weight, bias, stride, padding, dilation, transposed,
+                     output_padding, groups);
+  if (table.has_value())
+    return conv::auto_method(input, weight, bias.has_value(), transposed, groups,
+                             std::string(*table));
+  return chosen(cuda_method(), input, weight, bias, transposed, groups);
+}
+
 at::Tensor cuda_convolution(const at::Tensor& input, const at::Tensor& weight,
                             const std::optional<at::Tensor>& bias, at::IntArrayRef stride,
                             at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
@@ -311,7 +329,8 @@ at::Tensor cuda_convolution(const at::Tensor& input, const at::Tensor& weight,
 }  // namespace
 
 // Internal ops: the layouts above on any device, the method named (tests,
-// benchmarks/gpu.py).
+// benchmarks/gpu.py); the method the CUDA kernel would take (tests, the
+// table's writer in benchmarks/conv_table.py).
 TORCH_LIBRARY_FRAGMENT(complexext, m) {
   m.def("_conv_real_layout(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
         "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
@@ -319,11 +338,15 @@ TORCH_LIBRARY_FRAGMENT(complexext, m) {
   m.def("_conv_weight_grad_real_layout(Tensor grad_output, Tensor input, int[] weight_size, "
         "bool real_weight, int[] stride, int[] padding, int[] dilation, bool transposed, "
         "int[] output_padding, int groups) -> Tensor");
+  m.def("_conv_cuda_method(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+        "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
+        "str? table=None) -> str");
 }
 
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {
   m.impl("_conv_real_layout", &layout_convolution);
   m.impl("_conv_weight_grad_real_layout", &layout_weight_grad);
+  m.impl("_conv_cuda_method", &cuda_method_for);
 }
 
 TORCH_LIBRARY_IMPL(complexext, CUDA, m) {
@@ -331,6 +354,7 @@ TORCH_LIBRARY_IMPL(complexext, CUDA, m) {
   m.impl("convolution_weight_grad", &layout_weight_grad);
   m.impl("_conv_real_layout", &layout_convolution);
   m.impl("_conv_weight_grad_real_layout", &layout_weight_grad);
+  m.impl("_conv_cuda_method", &cuda_method_for);
 }
 
 }  // namespace complexext

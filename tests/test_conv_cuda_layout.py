@@ -10,7 +10,8 @@ dilation, groups, output_padding, complex and real weights and biases,
 complex32/64/128. complex32 must be at the rounding floor (<= 1.15 times
 the error of the exact result rounded to complex32) where the method
 rounds once; the test that rows with a bias rounds twice (and so misses
-that bound) shows why "auto" takes rows32 there."""
+that bound) shows why "auto" never takes rows or wide there (its choice:
+tests/test_conv_method.py)."""
 import os
 import subprocess
 import sys
@@ -117,9 +118,9 @@ def test_complex32(case):
 
 @pytest.mark.parametrize("case", [c for c in CASES if not c[3]], ids=case_id)
 def test_complex32_rows_with_bias_rounds_twice(case):
-    """Why auto takes rows32 for complex32 with a bias: fp16 output plus a
-    bias is two roundings, about 1.4 times the floor, and the 1.15 bound
-    catches it."""
+    """Why auto takes rows32 or wide32 for complex32 with a bias: fp16
+    output plus a bias is two roundings, about 1.4 times the floor, and the
+    1.15 bound catches it."""
     x, w, b = data(case, C32)
     ref = exact(case, x, w, b)
     assert floor_ratio(run(case, x, w, b, "rows"), ref) > 1.2
@@ -258,7 +259,7 @@ def test_gpu_benchmark_parses_and_exits_cleanly_without_a_device():
 def test_cuda_kernels_registered():
     """The CUDA kernels are registered in every build (ATen code only)."""
     for op in ("convolution", "convolution_weight_grad", "_conv_real_layout",
-               "_conv_weight_grad_real_layout"):
+               "_conv_weight_grad_real_layout", "_conv_cuda_method"):
         assert torch._C._dispatch_has_kernel_for_dispatch_key(f"complexext::{op}", "CUDA"), op
 
 
@@ -275,6 +276,9 @@ def on_device_checks(dev):
             y = getattr(CF, case[0])(to(x), to(w), to(b), **case[4])
             assert y.device.type == torch.device(dev).type
             assert floor_ratio(y.cpu(), ref) <= 1.15, case
+            # with a bias, the kernel's method is one that rounds once
+            assert ops._conv_cuda_method(to(x), to(w), to(b), *op_args(case)) in ("rows32",
+                                                                                 "wide32")
             for method in METHODS:
                 y = ops._conv_real_layout(to(x), to(w), to(b), *op_args(case), method)
                 assert floor_ratio(y.cpu(), ref) <= (1.15 if rounds_once(method, True) else 4)
