@@ -94,6 +94,7 @@ def test_not_enforced_is_reported_only():
     assert _run(STANDIN, "--only", "no_such_kernel").returncode == 2
 
 
+@pytest.mark.slow  # compiles every kernel of csrc/cuda (minutes); .ci/run runs the tool itself
 @needs_tools
 def test_csrc_cuda_passes_default_enforcement(tmp_path):
     out = tmp_path / "csrc.json"
