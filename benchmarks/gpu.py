@@ -19,11 +19,14 @@ FFT: batched c2c along the last dim of a complex32 tensor of --mib MiB
              only, others n/a): its time / cx time
   vs c64     torch.fft.fft on complex64 (the same values), time / cx time
   vs upcast  complex32 -> complex64 -> torch.fft.fft -> complex32
+  vs block   complexext with its register kernels switched off
+             (COMPLEXEXT_CUDA_REG=0: the block kernels), time / cx time
   err/floor  relative RMS error against torch's complex128 FFT of the same
              values, over that of the exact result rounded to complex32
 Targets (PASS/FAIL per line): n in {256, 512, 1024, 4096}: >= 80% of the
-copy bandwidth and at least as fast as cuFFT half; n in {400, 1000}: >= 65%
-of the copy bandwidth; every n: >= 1.6 times as fast as torch complex64.
+copy bandwidth and >= 1.05 times as fast as cuFFT half; n in {400, 1000}:
+>= 70% of the copy bandwidth; every n: >= 1.6 times as fast as torch
+complex64.
 
 Convolution (forward, with bias): a DCCRN-like encoder conv2d (8, 64, 128,
 200) by (128, 64, 5, 2), stride (2, 1), padding (2, 1); its transposed
@@ -53,6 +56,7 @@ complexext without CUDA kernels (a message says which).
 --dry-run prints the plan and exits 0 without touching a device.
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -69,7 +73,7 @@ from conv_table import CONV_TABLE, METHODS, conv_table_line, write_conv_table  #
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
 SIZES = [256, 400, 512, 1000, 1024, 4096, 4099, 65536]
 COPY_80 = {256, 512, 1024, 4096}
-COPY_65 = {400, 1000}
+COPY_70 = {400, 1000}
 CONV = {  # name: (function, input shape, weight shape, kwargs)
     "enc": ("conv2d", (8, 64, 128, 200), (128, 64, 5, 2), {"stride": (2, 1), "padding": (2, 1)}),
     "dec": ("conv_transpose2d", (8, 128, 64, 201), (128, 64, 5, 2),
@@ -176,17 +180,29 @@ def ratio(t, key, base):
     return f"{t[key] / t[base]:.2f}x" if key in t else "n/a"
 
 
+def block_kernels(x):
+    """complexext's FFT with the register kernels switched off (the block
+    kernels take every length), timed beside them in the same run."""
+    import complexext
+    os.environ["COMPLEXEXT_CUDA_REG"] = "0"
+    try:
+        return complexext.fft.fft(x)
+    finally:
+        del os.environ["COMPLEXEXT_CUDA_REG"]
+
+
 def fft_section(args, dev, tg):
     import complexext
     print(f"\nFFT c2c, complex32, {args.mib} MiB a call (rows of length n)")
     print(f"  {'n':>6} {'cx ms':>8} {'GB/s':>7} {'copy %':>7} {'vs cuFFT half':>13} "
-          f"{'vs c64':>7} {'vs upcast':>9} {'err/floor':>9}")
+          f"{'vs c64':>7} {'vs upcast':>9} {'vs block':>8} {'err/floor':>9}")
     for n in args.sizes:
         rows = max(1, (args.mib << 20) // (4 * n))
         x = randc((rows, n), dev, n)
         x64, dst = x.to(C64), torch.empty_like(x)
         nbytes = 2 * x.numel() * 4
-        fns = {"cx": lambda: complexext.fft.fft(x), "copy": lambda: dst.copy_(x),
+        fns = {"cx": lambda: complexext.fft.fft(x), "block": lambda: block_kernels(x),
+               "copy": lambda: dst.copy_(x),
                "c64": lambda: torch.fft.fft(x64),
                "upcast": lambda: torch.fft.fft(x.to(C64)).to(C32)}
         if n & (n - 1) == 0:
@@ -203,14 +219,14 @@ def fft_section(args, dev, tg):
         share = t["copy"] / t["cx"]
         print(f"  {n:>6} {t['cx'] * 1e3:>8.3f} {nbytes / t['cx'] / 1e9:>7.0f} {share:>7.0%} "
               f"{ratio(t, 'half', 'cx'):>13} {ratio(t, 'c64', 'cx'):>7} "
-              f"{ratio(t, 'upcast', 'cx'):>9} {err:>9.3f}")
-        if n in COPY_80 or n in COPY_65:
-            need = 0.80 if n in COPY_80 else 0.65
+              f"{ratio(t, 'upcast', 'cx'):>9} {ratio(t, 'block', 'cx'):>8} {err:>9.3f}")
+        if n in COPY_80 or n in COPY_70:
+            need = 0.80 if n in COPY_80 else 0.70
             tg.check(f"fft n={n} copy bandwidth", share >= need,
                      f"{share:.0%} of the D2D copy (need {need:.0%})")
         if n in COPY_80:
-            tg.check(f"fft n={n} vs cuFFT half", "half" in t and t["half"] >= t["cx"],
-                     f"cuFFT half / cx = {ratio(t, 'half', 'cx')} (need >= 1)")
+            tg.check(f"fft n={n} vs cuFFT half", "half" in t and t["half"] >= 1.05 * t["cx"],
+                     f"cuFFT half / cx = {ratio(t, 'half', 'cx')} (need >= 1.05)")
         tg.check(f"fft n={n} vs torch c64", t["c64"] / t["cx"] >= 1.6,
                  f"torch c64 / cx = {t['c64'] / t['cx']:.2f}x (need >= 1.6)")
         del x, x64, dst
@@ -330,7 +346,7 @@ def dry_run(args):
     print("gpu.py dry run: nothing is measured")
     if "fft" in args.only:
         print(f"  fft: complex32 c2c, {args.mib} MiB a call, n in {args.sizes}; peers: copy, "
-              f"cuFFT half (powers of two), torch c64, upcast")
+              f"cuFFT half (powers of two), torch c64, upcast, the block kernels")
     if "conv" in args.only:
         for name, (fname, xs, ws, kw) in CONV.items():
             print(f"  conv {name}: {fname} {xs} by {ws} {kw}; methods {METHODS}; for the "

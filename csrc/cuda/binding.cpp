@@ -113,13 +113,11 @@ struct CudaExec {
     return gpu::PlanRef<S>{P, (const cx<S>*)it->second.device.const_data_ptr()};
   }
   // The register kernels, unless COMPLEXEXT_CUDA_REG=0 (the block kernels
-  // then take every length: for comparisons).
+  // then take every length: benchmarks/gpu.py times both in one run, so it
+  // is read at each call).
   static bool reg_enabled() {
-    static const bool on = [] {
-      const char* e = std::getenv("COMPLEXEXT_CUDA_REG");
-      return e == nullptr || std::strcmp(e, "0") != 0;
-    }();
-    return on;
+    const char* e = std::getenv("COMPLEXEXT_CUDA_REG");
+    return e == nullptr || std::strcmp(e, "0") != 0;
   }
   bool reg(const cx_reg_args<float>& A, int n, int mode, int ti, int to) {
     if (!reg_enabled()) return false;
