@@ -66,3 +66,13 @@ def rounding_floor(ref, dtype):
     """The error of the exact result ref rounded to dtype: the best possible."""
     wide = torch.from_numpy(np.ascontiguousarray(ref))
     return rel_rms(wide.to(dtype), ref)
+
+
+def check_precision(got, ref, cdtype):
+    """got at the complex32 floor (within 1.15 times the error of ref rounded
+    to got's dtype), or near fp32/fp64 rounding for complex64/complex128."""
+    err = rel_rms(got, ref)
+    if cdtype == torch.complex32:
+        assert err <= 1.15 * rounding_floor(ref, got.dtype), err
+    else:
+        assert err < (1e-13 if cdtype == torch.complex128 else 1e-6), err

@@ -47,7 +47,7 @@ def test_thread_order_does_not_matter():
 # the shared memory a block may use: ONE_PASS fits every length tested in one
 # block; SMALL (4 KiB: 256 fp32 / 128 fp64 complex values per row) forces the
 # four-step and Bluestein + four-step paths at small lengths.
-from _refs import rel_rms as rel_rms_t, rounding_floor, to_numpy  # noqa: E402
+from _refs import check_precision, to_numpy  # noqa: E402
 
 ONE_PASS = 1 << 20
 SMALL = 4096
@@ -61,13 +61,7 @@ def data(shape, dtype, seed):
     return torch.randn(shape, dtype=wide, generator=g).to(dtype)
 
 
-def check(got, ref, cdtype):
-    """At the complex32 floor, or near fp32/fp64 rounding."""
-    err = rel_rms_t(got, ref)
-    if cdtype == torch.complex32:
-        assert err <= 1.15 * rounding_floor(ref, got.dtype), err
-    else:
-        assert err < (1e-13 if cdtype == torch.complex128 else 1e-6), err
+check = check_precision
 
 
 def sp_norm(normalization, forward):

@@ -10,7 +10,7 @@ import scipy.fft as sf
 import torch
 
 import complexext  # noqa: F401
-from _refs import rel_rms, rounding_floor, to_numpy
+from _refs import check_precision, rand, to_numpy
 
 ops = torch.ops.complexext
 SMEM = 227 * 1024  # sm_90's shared memory per block
@@ -35,17 +35,8 @@ def counters():
     return dict(zip(FIELDS, ops._gpu_emulation_counters(True)))
 
 
-def data(shape, dtype, seed):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, dtype=torch.complex128, generator=g).to(dtype)
-
-
-def check(got, ref, dtype):
-    err = rel_rms(got, ref)
-    if dtype == torch.complex32:
-        assert err <= 1.15 * rounding_floor(ref, torch.complex32), err
-    else:
-        assert err < (1e-13 if dtype == torch.complex128 else 1e-6), err
+data = rand
+check = check_precision
 
 
 def test_every_table_length_has_a_plan():

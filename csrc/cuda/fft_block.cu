@@ -16,11 +16,11 @@
 
 #include "../core/cx_block_job.h"
 #include "launch.h"
+#include "smem_limit.cuh"
 
 namespace {
 
 constexpr int kBlockThreads = 256;
-constexpr int kMaxDevices = 64;
 
 template <typename S, typename Ti, typename To>
 __global__ void __launch_bounds__(kBlockThreads)
@@ -44,20 +44,9 @@ int launch_block(const cx_block_job<S>& J, cudaStream_t stream) {
   const size_t smem = (size_t)(rpb * row_bytes);
   auto kernel = block_kernel<S, Ti, To>;
   if (smem > 48 * 1024) {
-    // Once per kernel and device: raise its dynamic shared memory limit to
-    // the device's opt-in maximum (no stream work, legal under capture).
-    static int raised[kMaxDevices];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return (int)e;
-    if (dev >= kMaxDevices || !raised[dev]) {
-      int optin = 0;
-      e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-      if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-      if (e != cudaSuccess) return (int)e;
-      if (dev < kMaxDevices) raised[dev] = 1;
-    }
+    static int raised[kCxSmemMaxDevices];  // to the device's opt-in maximum
+    const int e = cx_raise_smem_limit(kernel, 0, raised);
+    if (e != 0) return e;
   }
   const cx_i64 blocks = (J.nrows + rpb - 1) / rpb;
   if (blocks > 0x7fffffff) return (int)cudaErrorInvalidConfiguration;

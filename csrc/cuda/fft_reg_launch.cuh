@@ -7,6 +7,7 @@
 
 #include "../core/cx_reg_fft.h"
 #include "launch.h"
+#include "smem_limit.cuh"
 
 namespace {
 
@@ -22,8 +23,6 @@ __global__ void __launch_bounds__(RPB * (N / EPT))
                                          reinterpret_cast<cx<S>*>(smem_raw));
 }
 
-constexpr int kRegMaxDevices = 64;
-
 template <int N, int MODE, typename S, typename Ti, typename To>
 int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
   if constexpr (!cx_reg_mode_ok(N, MODE)) {
@@ -34,16 +33,9 @@ int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
   auto kernel = reg_fft_kernel<N, E, RPB, MODE, S, Ti, To>;
   const size_t smem = (size_t)RPB * Sh::PITCH * sizeof(cx<S>);
   if (smem > 48 * 1024) {
-    // once per kernel and device: raise its dynamic shared memory limit
-    static int raised[kRegMaxDevices];
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return (int)e;
-    if (dev >= kRegMaxDevices || !raised[dev]) {
-      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-      if (e != cudaSuccess) return (int)e;
-      if (dev < kRegMaxDevices) raised[dev] = 1;
-    }
+    static int raised[kCxSmemMaxDevices];
+    const int e = cx_raise_smem_limit(kernel, (int)smem, raised);
+    if (e != 0) return e;
   }
   const unsigned blocks = (unsigned)((A.nrows + RPB - 1) / RPB);
   kernel<<<blocks, RPB * Sh::T, smem, stream>>>(A);
