@@ -25,9 +25,9 @@ LENGTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
 # (the worst over complex32/64/128) is the ceiling here, so that a change
 # can only improve it; each is an open point of docs/cuda.md ("Open").
 WAVEFRONT_TARGET = 1.05
-OPEN_WAVEFRONTS = {64: 2.0, 128: 1.5, 160: 2.0, 200: 2.2, 320: 1.3, 400: 1.6, 640: 1.2,
-                   800: 1.3, 1000: 1.36, 1600: 1.3, 2000: 1.11}
-OPEN_SECTORS = {200: 1.7, 400: 1.27, 1000: 1.22, 2000: 1.12}  # 10-100 threads a row
+OPEN_WAVEFRONTS = {160: 1.1, 200: 1.5, 320: 1.3, 640: 1.2, 800: 1.3, 1000: 1.358,
+                   1600: 1.3, 2000: 1.108}
+OPEN_SECTORS = {200: 1.695, 400: 1.268, 1000: 1.22, 2000: 1.116}  # 10-100 threads a row
 OPEN_STRIDED = {1000: (2.0, 1.0), 4096: (1.75, 4.0)}  # (wavefronts, sectors) of the tile
 
 

@@ -99,13 +99,15 @@ CX_CFN cx_rplan cx_rplan_with(int n, int e) {
 }
 
 // The plan of n: fewest passes, then e nearest 16, over e | n with e <= 32
-// and at most 512 threads per row. np = 0: no register plan (n has a prime
+// (16 up to n = 64, where one pass of 32 in one thread would hold too many
+// registers) and at most 512 threads per row. np = 0: no register plan (n has a prime
 // factor above 13, or n is 1 or above 16384).
 CX_CFN cx_rplan cx_rplan_choose(int n) {
   cx_rplan best;
   best.n = n;
   if (n < 2 || n > 16384) return best;
-  for (int e = 2; e <= 32; ++e) {
+  const int emax = n <= 64 ? 16 : 32;  // short rows: two passes of 16 rather than one of 32
+  for (int e = 2; e <= emax; ++e) {
     if (n % e != 0 || n / e > 512) continue;
     const cx_rplan p = cx_rplan_with(n, e);
     if (p.np == 0) continue;
@@ -263,7 +265,7 @@ CX_FN cx<double> cx_reg_unit<double>(int k, int m) {
 // leaves room for P >= 8 and is odd.
 CX_CFN int cx_reg_pad(int a, int P) { return a + a / P; }
 CX_CFN int cx_reg_pad(int a) { return a + (a >> 4); }
-CX_CFN int cx_reg_pitch(int n) { return (n + n / 8 + 1) | 1; }
+CX_CFN int cx_reg_pitch_base(int n) { return (n + n / 8 + 1) | 1; }
 
 // ---- the lengths compiled ahead of time, and rows per block ------------------------
 // X(N) for every length with a register kernel (the CUDA files and the
@@ -287,7 +289,7 @@ CX_CFN bool cx_reg_has(int n) {
 CX_CFN int cx_reg_rpb(int n, int mode) {
   const int t = n / cx_rplan_choose(n).e;
   int want = 256 / t;
-  const int by_smem = 32768 / (8 * cx_reg_pitch(n));
+  const int by_smem = 32768 / (8 * (cx_reg_pitch_base(n) + 16));
   if (want > by_smem) want = by_smem;
   if (mode == CX_REG_COLUMNS && want < 16) want = 512 / t < 16 ? 512 / t : 16;
   int r = 1;
@@ -327,15 +329,18 @@ CX_CFN int cx_reg_wavefronts(const int* slot, int count) {
 // Wavefronts per half-warp access (x1000) of exchange x (after pass x) of
 // the plan of n with period P: the Stockham writes and the natural reads of
 // the block's first warp (the pattern repeats past it).
-CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P) {
+CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P, int pitch, int sample = 32) {
   const cx_rplan p = cx_rplan_choose(n);
-  const int T = n / p.e, rpb = cx_reg_rpb(n, mode), bt = rpb * T, pitch = cx_reg_pitch(n);
+  const int T = n / p.e, rpb = cx_reg_rpb(n, mode), bt = rpb * T;
   const int lanes = bt < 32 ? bt : 32;
   int ns = 1;
   for (int i = 0; i < x; ++i) ns *= p.r[i];
   const int R = p.r[x], B = p.e / R;
   int total = 0, groups = 0;
-  for (int k = 0; k < 2 * p.e; ++k) {  // k < e: write (b, r); else read s = k - e
+  // k < e: write (b, r); else read s = k - e; `sample` of each (all: 32)
+  const int ks = sample < p.e ? sample : p.e;
+  for (int k0 = 0; k0 < 2 * ks; ++k0) {
+    const int k = k0 < ks ? k0 : p.e + k0 - ks;
     for (int g0 = 0; g0 < lanes; g0 += 16) {
       int slot[16] = {};
       int c = 0;
@@ -358,20 +363,45 @@ CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P) {
   return groups ? total * 1000 / groups : 1000;
 }
 
-// The period of exchange x: the fewest modelled wavefronts over a few
-// candidates (powers of two first: their slots cost a shift).
-CX_CFN int cx_reg_best_pad(int n, int mode, int x) {
+// The period of exchange x with row pitch `pitch`: the fewest modelled
+// wavefronts over a few candidates (powers of two first: their slots cost
+// a shift); *cost receives that figure.
+CX_CFN int cx_reg_best_pad(int n, int mode, int x, int pitch, int* cost) {
   const cx_rplan p = cx_rplan_choose(n);
   const int T = n / p.e;
   const int cand[8] = {16, 32, 8, 64, p.e, T, 2 * T, 4 * T};
-  int best = 16, cost = -1;
+  int best = 16;
+  *cost = -1;
   for (int i = 0; i < 8; ++i) {
     const int P = cand[i];
     if (P < 8 || P > n) continue;
-    const int c = cx_reg_exchange_cost(n, mode, x, P);
-    if (cost < 0 || c < cost) {
-      cost = c;
+    const int c = cx_reg_exchange_cost(n, mode, x, P, pitch);
+    if (*cost < 0 || c < *cost) {
+      *cost = c;
       best = P;
+    }
+  }
+  return best;
+}
+
+// The row pitch: where a warp spans several rows (T < 32, not the column
+// tile, whose lanes need an odd pitch), the base pitch plus the offset
+// below 16 that the bank model finds best over all exchanges.
+CX_CFN int cx_reg_pitch(int n, int mode) {
+  const cx_rplan p = cx_rplan_choose(n);
+  const int base = cx_reg_pitch_base(n);
+  if (n / p.e >= 32 || mode == CX_REG_COLUMNS || p.np < 2) return base;
+  int best = base, best_cost = -1;
+  for (int d = 0; d < 16; ++d) {
+    int total = 0;  // periods 16 and E, the first 4 writes and reads of each exchange
+    for (int x = 0; x + 1 < p.np; ++x) {
+      const int a = cx_reg_exchange_cost(n, mode, x, 16, base + d, 4);
+      const int b = cx_reg_exchange_cost(n, mode, x, p.e, base + d, 4);
+      total += a < b ? a : b;
+    }
+    if (best_cost < 0 || total < best_cost) {
+      best_cost = total;
+      best = base + d;
     }
   }
   return best;
@@ -391,18 +421,29 @@ CX_FN int cx_reg_slot(int a, int pa) {
 
 // The padding period of exchange X of length N in MODE (the staged mode's
 // load and store exchanges use 16).
+template <int N, int MODE>
+struct cx_reg_pitch_of {
+  static constexpr int value = cx_reg_pitch(N, MODE);
+};
 template <int N, int MODE, int X>
 struct cx_reg_padp {
-  static constexpr int value = cx_reg_best_pad(N, MODE, X);
+  static CX_CFN int cost_and_pad(int* c) {
+    return cx_reg_best_pad(N, MODE, X, cx_reg_pitch_of<N, MODE>::value, c);
+  }
+  static CX_CFN int pad() {
+    int c = 0;
+    return cost_and_pad(&c);
+  }
+  static constexpr int value = pad();
 };
 
 // ---- the kernel's compile-time shape ---------------------------------------------
-template <int N, int RPB_>
+template <int N, int RPB_, int MODE_>
 struct cx_reg_shape {
   static constexpr cx_rplan P = cx_rplan_choose(N);
   static_assert(P.np > 0, "cx_reg_shape: no register plan for this length");
   static constexpr int E = P.e, T = N / P.e, NP = P.np, RPB = RPB_, BT = RPB_ * (N / P.e);
-  static constexpr int PITCH = cx_reg_pitch(N);
+  static constexpr int PITCH = cx_reg_pitch_of<N, MODE_>::value;
 
   // radix and ns of pass I
   template <int I>
@@ -538,14 +579,15 @@ CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHA
   To* y = (To*)A.out;
   cx<S> v[E];
   if constexpr (MODE == CX_REG_STAGED) {
-    // flat: element f = tid + BT*i of the block's rows, row f / N, index f % N
-    // (rows one stride apart: the binding uses this mode only then)
+    // flat: element f = tid + BT*i of the block's rows (contiguous rows: the
+    // binding uses this mode only then), row f / N, index f % N, through
+    // shared memory into the natural layout
+    const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
+    const int lim = nl * N;
+    const Ti* xb = x + 2 * ((cx_i64)row0 * N + tid);
 CX_UNROLL
-    for (int i = 0; i < E; ++i) {
-      const int f = tid + Sh::BT * i, r = row0 + f / N;
-      v[i] = r < A.nrows ? cx_reg_ld<S>(x, (cx_i64)r * A.i_stride1 + f % N)
-                         : cx_make<S>((S)0, (S)0);
-    }
+    for (int i = 0; i < E; ++i)
+      v[i] = tid + Sh::BT * i < lim ? cx_reg_ld<S>(xb, Sh::BT * i) : cx_make<S>((S)0, (S)0);
 CX_UNROLL
     for (int i = 0; i < E; ++i) {
       const int f = tid + Sh::BT * i;
@@ -576,11 +618,14 @@ CX_UNROLL
     CX_REG_BARRIER();
     cx_reg_write_natural<Sh, 16, S>(v, t, buf);
     CX_REG_BARRIER();
+    const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
+    const int lim = nl * N;
+    To* yb = y + 2 * ((cx_i64)row0 * N + tid);
 CX_UNROLL
     for (int i = 0; i < E; ++i) {
-      const int f = tid + Sh::BT * i, r = row0 + f / N;
+      const int f = tid + Sh::BT * i;
       const cx<S> z = cx_reg_lds(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N));
-      if (r < A.nrows) cx_reg_st<S>(y, (cx_i64)r * A.o_stride1 + f % N, z);
+      if (f < lim) cx_reg_st<S>(yb, Sh::BT * i, z);
     }
   } else if constexpr (MODE == CX_REG_DIRECT) {
     if (!live) return;

@@ -49,7 +49,7 @@ bool run_kernel(const cx_reg_args<S>& A) {
     return false;
   } else {
     constexpr int RPB = cx_reg_rpb(N, MODE);
-    using Sh = cx_reg_shape<N, RPB>;
+    using Sh = cx_reg_shape<N, RPB, MODE>;
     std::vector<cx<S>> smem((size_t)RPB * Sh::PITCH);
     run_pool(Sh::BT, (A.nrows + RPB - 1) / RPB, [&](int tid, int b) {
       cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, tid, b, smem.data());

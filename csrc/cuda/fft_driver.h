@@ -128,7 +128,7 @@ inline int storage_bytes(int c) { return c == 0 ? 4 : c == 1 ? 8 : 16; }
 // plain c2c of a length it has, its rows fit two batch dims and 32-bit
 // indices, and the block's shared memory fits smem. The mode: a unit-stride
 // axis reads lane-consecutive elements (DIRECT) unless a row's threads
-// cannot fill one 32-byte sector (STAGED, rows one stride apart); a
+// cannot fill one 32-byte sector (STAGED, for contiguous rows); a
 // strided axis whose innermost batch dim has unit stride takes a tile of
 // neighbouring rows (COLUMNS); any other strided axis is left to the block
 // kernels (the direct mode's offsets are compile-time, for unit stride).
@@ -147,13 +147,16 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
   if (J.in_stride == 1 && J.out_stride == 1) {
     mode = CX_REG_DIRECT;
-    if (T * bytes < 32 && R.nd <= 1 && cx_reg_mode_ok(n, CX_REG_STAGED)) mode = CX_REG_STAGED;
+    const bool contiguous = R.nd == 0 || (R.nd == 1 && inner_in == n && inner_out == n);
+    if (T * bytes < 32 && contiguous && cx_reg_mode_ok(n, CX_REG_STAGED)) mode = CX_REG_STAGED;
   } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
     mode = CX_REG_COLUMNS;
   } else {
     return false;  // a strided axis without a column tile: the block kernels
   }
-  const int64_t need = (int64_t)cx_reg_rpb(n, mode) * cx_reg_pitch(n) * (int64_t)sizeof(cx<S>);
+  // (the pitch is the base plus at most 15: cx_reg_pitch searches at compile time)
+  const int64_t need =
+      (int64_t)cx_reg_rpb(n, mode) * (cx_reg_pitch_base(n) + 15) * (int64_t)sizeof(cx<S>);
   if (need > smem) return false;
   A = cx_reg_args<S>{};
   A.in = J.in;

@@ -16,7 +16,7 @@ namespace {
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
 __global__ void __launch_bounds__(RPB * (N / EPT))
     reg_fft_kernel(const cx_reg_args<S> A) {
-  using Sh = cx_reg_shape<N, RPB>;
+  using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_fft_kernel: EPT does not match the plan");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
@@ -29,7 +29,7 @@ int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
     return -1;  // not compiled: the binding asks only for cx_reg_mode_ok modes
   } else {
   constexpr int E = cx_rplan_choose(N).e, RPB = cx_reg_rpb(N, MODE);
-  using Sh = cx_reg_shape<N, RPB>;
+  using Sh = cx_reg_shape<N, RPB, MODE>;
   auto kernel = reg_fft_kernel<N, E, RPB, MODE, S, Ti, To>;
   const size_t smem = (size_t)RPB * Sh::PITCH * sizeof(cx<S>);
   if (smem > 48 * 1024) {
