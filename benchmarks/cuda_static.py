@@ -51,7 +51,9 @@ nothing on disk but the --json file.
 
 cuobjdump: PyPI's nvidia-cuda-cuobjdump (pip install nvidia-cuda-cuobjdump;
 found inside site-packages/nvidia/...), else on PATH, in $CUDA_HOME/bin,
-beside nvcc or in /usr/local/cuda*/bin.
+beside nvcc or in /usr/local/cuda*/bin. Its -sass runs nvdisasm (PyPI's
+nvidia-cuda-nvdisasm), which it is shown beside itself (PATH and
+NVDISASM_PATH).
 """
 import argparse
 import glob
@@ -118,6 +120,7 @@ MANIFEST = {
     r"\breg_fft_kernel<64, 16, \d+, 1,": {
         "open": {"inflight": "twiddle arithmetic scheduled above the staged loads"}},
     r"\breg_fft_kernel<": {"enforce": True},
+    r"\breg_real_kernel<": {"enforce": True},
     # ola.cu launches both with kThreads = 256 and no dynamic shared memory.
     r"\benvelope_kernel<": {"threads": 256, "dynamic_smem": 0},
     r"\bola_kernel<": {"threads": 256, "dynamic_smem": 0},
@@ -191,6 +194,24 @@ def find_binary(name, nvcc=None, given=None):
         if d and os.access(os.path.join(d, "bin", name), os.X_OK):
             return os.path.join(d, "bin", name)
     return None
+
+
+def _disasm_env(cuobjdump):
+    """The environment for cuobjdump -sass: nvdisasm found beside cuobjdump
+    (PyPI puts both in site-packages/nvidia/cu*/bin) or on PATH."""
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.abspath(cuobjdump))
+    found = os.path.join(here, "nvdisasm")
+    if not os.path.exists(found):
+        for d in _site_dirs():
+            hits = sorted(glob.glob(os.path.join(d, "nvidia", "*", "bin", "nvdisasm")))
+            if hits:
+                found = hits[-1]
+                break
+    if os.path.exists(found):
+        env["PATH"] = os.path.dirname(found) + os.pathsep + env.get("PATH", "")
+        env["NVDISASM_PATH"] = os.path.dirname(found)
+    return env
 
 
 def _run(cmd, **kw):
@@ -437,7 +458,7 @@ def analyse_file(path, nvcc, cuobjdump):
             with open(f, encoding="utf-8", errors="replace") as fh:
                 ptx.update(parse_ptx(fh.read()))
         elf_kernels, funcs = parse_elf(_run([cuobjdump, "-elf", cubin]).stdout)
-        sass = parse_sass(_run([cuobjdump, "-sass", cubin]).stdout)
+        sass = parse_sass(_run([cuobjdump, "-sass", cubin], env=_disasm_env(cuobjdump)).stdout)
     names = sorted(set(ptxas) | set(sass))
     dem = demangle(names)
     rows = []
