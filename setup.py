@@ -69,10 +69,12 @@ def extension():
         opt = [f for f in cxx if f != "-O3"] + ["-O1", "-fno-wrapv"]
         kwargs["extra_compile_args"]["cxx"] = opt + san
         kwargs["extra_link_args"] = san + omp
+        # the register-kernel emulation at one length of each kind (reg_emulation.h)
+        kwargs["define_macros"] = [("COMPLEXEXT_REG_EMU_FEW", "1")]
     if use_cuda:
         sources += rel(["csrc/cuda/*.cu", "csrc/cuda/*.cpp"])
         kwargs["extra_compile_args"]["nvcc"] = ["-O3", cxx_std()]
-        kwargs["define_macros"] = [("COMPLEXEXT_WITH_CUDA", "1")]
+        kwargs.setdefault("define_macros", []).append(("COMPLEXEXT_WITH_CUDA", "1"))
         ext = cpp_extension.CUDAExtension("complexext._C", sources, **kwargs)
     else:
         ext = cpp_extension.CppExtension("complexext._C", sources, **kwargs)

@@ -4,7 +4,12 @@
 // would serve it:
 //
 //   global: the 32-byte sectors a warp's access touches, against the fewest
-//           its bytes need (ceil(bytes / 32));
+//           its distinct bytes need from where the lowest of them lies
+//           (ceil((lowest address % 32 + bytes) / 32): a row that starts
+//           mid-sector, such as an stft frame of n/2 + 1 bins, cannot do
+//           better); and the distinct sectors a launch loads and stores, the
+//           DRAM traffic of an L2 that keeps what the launch touches (an stft
+//           reads each sample once however much its frames overlap);
 //   shared: bank wavefronts (32 banks of 4 bytes; 8- and 16-byte accesses
 //           served by half and quarter warps), against one per group;
 //   races:  a shared word written by one thread and read or written by
@@ -28,6 +33,7 @@ struct Counters {
   double gld_bytes = 0, gst_bytes = 0, g_accesses = 0, g_sectors = 0, g_min_sectors = 0;
   double s_accesses = 0, s_wavefronts = 0, s_ideal = 0;
   double races = 0, divergent = 0;
+  double g_unique_ld_bytes = 0, g_unique_st_bytes = 0;  // distinct sectors x 32, per launch
 };
 
 Counters& counters();
@@ -58,15 +64,28 @@ bool run_kernel(const cx_reg_args<S>& A) {
   }
 }
 
+// The lengths emulated: the whole table, or under COMPLEXEXT_REG_EMU_FEW (the
+// sanitized build of .ci/sanitize, where compiling the whole table under ASan
+// and UBSan takes most of the CI time) one length of each kind: a staged and a
+// one-row-a-thread length, powers of two in one and two passes, and the
+// composites 400 and 1000. Other lengths then take the block kernels.
+#ifdef COMPLEXEXT_REG_EMU_FEW
+#define CX_REG_EMU_LENGTHS(X) X(16) X(64) X(256) X(400) X(1000) X(4096)
+#else
+#define CX_REG_EMU_LENGTHS(X) CX_REG_LENGTHS(X)
+#endif
+
 template <typename S, typename Ti, typename To>
 bool dispatch(const cx_reg_args<S>& A, int n, int mode) {
 #define CX_REG_EMU_CASE(N)                                                       \
   if (n == N) {                                                                  \
     if (mode == CX_REG_DIRECT) return run_kernel<N, CX_REG_DIRECT, S, Ti, To>(A); \
     if (mode == CX_REG_STAGED) return run_kernel<N, CX_REG_STAGED, S, Ti, To>(A); \
+    if (mode == CX_REG_R2C) return run_kernel<N, CX_REG_R2C, S, Ti, To>(A);       \
+    if (mode == CX_REG_C2R) return run_kernel<N, CX_REG_C2R, S, Ti, To>(A);       \
     return run_kernel<N, CX_REG_COLUMNS, S, Ti, To>(A);                          \
   }
-  CX_REG_LENGTHS(CX_REG_EMU_CASE)
+  CX_REG_EMU_LENGTHS(CX_REG_EMU_CASE)
 #undef CX_REG_EMU_CASE
   return false;
 }
