@@ -19,10 +19,18 @@ transform along dim 0 of an (n, 64) tensor):
   races     shared words touched by two threads between two barriers
   err/floor error against scipy in float64, over the complex32 rounding floor
 
+Then the real transforms (rfft of float16 rows, irfft back to them) on the
+register kernels of half their length, with bytes per real sample, and the
+stft and istft (float16 signals, 8 x 4 s at 16 kHz by default) with the
+distinct bytes a launch moves (an L2 that keeps what it touches: DRAM
+traffic) over the signal's and the output's bytes.
+
 --check exits 1 unless, for every n with a register kernel: the sector
 ratio is 1.0 (contiguous rows; printed for the strided axis), wavefronts
 <= 1.05, 8 bytes per element for complex32 c2c, no races, error <= 1.15 x
-the floor.
+the floor; and the stft moves at most 1.1 x (signal + output) bytes. The
+sector and wavefront figures of the real transforms are printed, not
+checked (their c2c kernels' figures are).
 """
 import argparse
 import os
@@ -39,7 +47,8 @@ ops = torch.ops.complexext
 SMEM = 227 * 1024
 DEFAULT_N = [16, 64, 160, 256, 400, 512, 1000, 1024, 2048, 4096, 16384]
 FIELDS = ["launches", "blocks", "barriers", "gld_bytes", "gst_bytes", "g_accesses", "g_sectors",
-          "g_min_sectors", "s_accesses", "s_wavefronts", "s_ideal", "races", "divergent"]
+          "g_min_sectors", "s_accesses", "s_wavefronts", "s_ideal", "races", "divergent",
+          "g_unique_ld_bytes", "g_unique_st_bytes"]
 
 
 def counters(reset=True):
@@ -80,6 +89,60 @@ def measure(n, rows, strided, dtype=torch.complex32):
     }
 
 
+def measure_real(n, rows):
+    g = torch.Generator().manual_seed(n)
+    x = torch.randn((rows, n), dtype=torch.float64, generator=g).to(torch.float16)
+    counters(True)
+    y = ops._gpu_emulated_fft_r2c(x, [1], 0, True, SMEM, 256, 1)
+    c = counters(True)
+    ref = sf.rfft(x.double().numpy(), axis=1)
+    out = {"r2c": row_figures(c, y, ref, x.numel())}
+    h = y
+    counters(True)
+    z = ops._gpu_emulated_fft_c2r(h, [1], 2, n, SMEM, 256, 1)  # by n: irfft's backward
+    c = counters(True)
+    ref = sf.irfft(h.to(torch.complex128).numpy(), n=n, axis=1)
+    out["c2r"] = row_figures(c, z, ref, x.numel())
+    return out
+
+
+def row_figures(c, got, ref, samples):
+    err = rel_rms(got.to(torch.complex128 if got.is_complex() else torch.float64).numpy(), ref)
+    r = torch.from_numpy(ref).to(got.dtype)
+    flo = rel_rms(r.to(torch.complex128 if r.is_complex() else torch.float64).numpy(), ref)
+    return {
+        "reg": c["launches"] > 0,
+        "sectors": c["g_sectors"] / c["g_min_sectors"] if c["g_min_sectors"] else float("nan"),
+        "wavefronts": c["s_wavefronts"] / c["s_ideal"] if c["s_ideal"] else 1.0,
+        "bytes": (c["gld_bytes"] + c["gst_bytes"]) / samples if c["launches"] else float("nan"),
+        "races": c["races"] + c["divergent"],
+        "err": err / flo,
+    }
+
+
+def measure_stft(n_fft, hop, batch, length):
+    g = torch.Generator().manual_seed(n_fft)
+    x = torch.randn((batch, length), dtype=torch.float64, generator=g).to(torch.float16)
+    win = torch.hann_window(n_fft, dtype=torch.float64)
+    counters(True)
+    y = ops._gpu_emulated_stft(x, win, n_fft, hop, 0, True, n_fft // 2, "reflect", SMEM, 256, 1)
+    c = counters(True)
+    xp = np.pad(x.double().numpy(), ((0, 0), (n_fft // 2, n_fft // 2)), mode="reflect")
+    T = y.shape[2]
+    idx = np.arange(T)[:, None] * hop + np.arange(n_fft)[None, :]
+    w32 = win.numpy().astype(np.float32)
+    ref = np.fft.rfft(xp[:, idx] * w32, axis=-1).transpose(0, 2, 1)
+    fig = row_figures(c, y, ref, y.shape[0] * T * n_fft)
+    signal, out = x.numel() * 2, y.numel() * 4
+    fig["moved"] = (c["g_unique_ld_bytes"] + c["g_unique_st_bytes"]) / (signal + out)
+    counters(True)
+    z = ops._gpu_emulated_istft(y, win, n_fft, hop, 2, True, n_fft // 2, length, SMEM, 256, 1)
+    c = counters(True)
+    fig["istft_reg"] = c["launches"] > 0
+    fig["istft_err"] = rel_rms(z.double().numpy(), x.double().numpy())
+    return fig
+
+
 def kernel_name(n):
     p = ops._gpu_reg_plan(n)
     if not p:
@@ -92,6 +155,10 @@ def main(argv=None):
     ap.add_argument("--n", type=int, nargs="+", default=DEFAULT_N)
     ap.add_argument("--rows", type=int, default=0,
                     help="rows per transform (default: enough for about 8192 elements)")
+    ap.add_argument("--real-n", type=int, nargs="+", default=[256, 400, 512, 1024, 2048, 4096],
+                    help="lengths of the real transforms")
+    ap.add_argument("--stft-signals", type=int, nargs=2, default=[8, 64000],
+                    metavar=("B", "L"), help="signals and samples of the stft")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -124,6 +191,39 @@ def main(argv=None):
                 bad.append(f"n={n}: sector ratio {m['sectors']:.3f}")
             if abs(m["bytes"] - 8.0) > 1e-9:
                 bad.append(f"n={n} {name}: {m['bytes']:.2f} bytes per element")
+    print(f"\nreal transforms of float16 rows (rfft to complex32 and irfft back), on the "
+          f"kernel of n/2")
+    head = (f"{'n':>6} {'kernel':<22} | r2c: {'sectors':>7} {'wavefr.':>7} {'B/sample':>8} "
+            f"{'err/fl':>6} | c2r: {'sectors':>7} {'wavefr.':>7} {'B/sample':>8} {'err/fl':>6}")
+    print(head)
+    print("-" * len(head))
+    for n in args.real_n:
+        m = measure_real(n, max(2, 16384 // n))
+        a, b = m["r2c"], m["c2r"]
+        name = kernel_name(n // 2) if a["reg"] else "block"
+        print(f"{n:>6} {name:<22} |      {a['sectors']:>7.3f} {a['wavefronts']:>7.3f} "
+              f"{a['bytes']:>8.2f} {a['err']:>6.3f} |      {b['sectors']:>7.3f} "
+              f"{b['wavefronts']:>7.3f} {b['bytes']:>8.2f} {b['err']:>6.3f}")
+        for name, f in (("r2c", a), ("c2r", b)):
+            if f["err"] > 1.15:
+                bad.append(f"{name} n={n}: error {f['err']:.3f} x the floor")
+            if f["races"]:
+                bad.append(f"{name} n={n}: {f['races']:.0f} races or divergent barriers")
+    B, L = args.stft_signals
+    print(f"\nstft of {B} float16 signals of {L} samples (centre, reflect), and istft back")
+    head = (f"{'n_fft':>6} {'hop':>4} | {'kernel':<8} {'sectors':>7} {'wavefr.':>7} "
+            f"{'moved/(signal+out)':>18} {'err/fl':>6} | istft {'kernel':<8} {'err':>8}")
+    print(head)
+    print("-" * len(head))
+    for n_fft, hop in ((512, 128), (400, 160)):
+        f = measure_stft(n_fft, hop, B, L)
+        print(f"{n_fft:>6} {hop:>4} | {'reg' if f['reg'] else 'block':<8} {f['sectors']:>7.3f} "
+              f"{f['wavefronts']:>7.3f} {f['moved']:>18.3f} {f['err']:>6.3f} | "
+              f"      {'reg' if f['istft_reg'] else 'block':<8} {f['istft_err']:>8.1e}")
+        if f["err"] > 1.15:
+            bad.append(f"stft {n_fft}/{hop}: error {f['err']:.3f} x the floor")
+        if not f["reg"] or f["moved"] > 1.1:
+            bad.append(f"stft {n_fft}/{hop}: {f['moved']:.3f} x (signal + output) bytes moved")
     if bad:
         print("\nmissed:\n  " + "\n  ".join(bad))
     else:

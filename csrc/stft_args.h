@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace complexext {
 
@@ -43,10 +44,15 @@ inline int64_t stft_pad_source(int64_t s, int64_t L, int64_t pad, int mode) {
 
 // The signal padded by `pad` samples at both ends (torch's F.pad values),
 // in the signal's dtype: one cat of the signal and its two edge pieces.
-inline at::Tensor stft_pad_signal(const at::Tensor& self, int64_t pad, int mode) {
-  if (pad == 0) return self;
-  if (mode == kPadConstant) return at::constant_pad_nd(self, {pad, pad});
-  const int64_t L = self.size(1);
+// even_pitch: rows an even number of samples apart (one spare zero after
+// an odd padded length), so that frames at even offsets start on whole
+// pairs of samples (the CUDA register kernels read real samples in pairs).
+inline at::Tensor stft_pad_signal(const at::Tensor& self, int64_t pad, int mode,
+                                  bool even_pitch = false) {
+  const int64_t L = self.size(1), Lp = L + 2 * pad;
+  const int64_t spare = even_pitch && Lp % 2 != 0 ? 1 : 0;
+  if (pad == 0 && spare == 0) return self;
+  if (mode == kPadConstant) return at::constant_pad_nd(self, {pad, pad + spare}).narrow(1, 0, Lp);
   at::Tensor idx = at::empty({2 * pad}, at::TensorOptions().dtype(at::kLong));
   int64_t* p = idx.mutable_data_ptr<int64_t>();
   for (int64_t j = 0; j < pad; ++j) {
@@ -54,7 +60,9 @@ inline at::Tensor stft_pad_signal(const at::Tensor& self, int64_t pad, int mode)
     p[pad + j] = stft_pad_source(pad + L + j, L, pad, mode);
   }
   const at::Tensor edges = self.index_select(1, idx.to(self.device()));
-  return at::cat({edges.narrow(1, 0, pad), self, edges.narrow(1, pad, pad)}, 1);
+  std::vector<at::Tensor> parts = {edges.narrow(1, 0, pad), self, edges.narrow(1, pad, pad)};
+  if (spare) parts.push_back(at::zeros({self.size(0), 1}, self.options()));
+  return at::cat(parts, 1).narrow(1, 0, Lp);
 }
 
 // The checks of an stft of self padded by `pad` at both ends in `mode`

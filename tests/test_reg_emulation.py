@@ -10,12 +10,13 @@ import scipy.fft as sf
 import torch
 
 import complexext  # noqa: F401
-from _refs import check_precision, rand, to_numpy
+from _refs import REAL_OF, check_precision, rand, to_numpy
 
 ops = torch.ops.complexext
 SMEM = 227 * 1024  # sm_90's shared memory per block
 FIELDS = ["launches", "blocks", "barriers", "gld_bytes", "gst_bytes", "g_accesses", "g_sectors",
-          "g_min_sectors", "s_accesses", "s_wavefronts", "s_ideal", "races", "divergent"]
+          "g_min_sectors", "s_accesses", "s_wavefronts", "s_ideal", "races", "divergent",
+          "g_unique_ld_bytes", "g_unique_st_bytes"]
 LENGTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
            160, 200, 320, 400, 640, 800, 1000, 1600, 2000]
 
@@ -119,3 +120,197 @@ def test_too_little_shared_memory_leaves_the_register_kernel_out():
     got = ops._gpu_emulated_fft_c2c(x, [1], 0, True, 4096, 256, 0)
     assert counters()["launches"] == 0
     check(got, sf.fft(to_numpy(x), axis=1), torch.complex64)
+
+
+# ---- the real transforms: R2C and C2R of 2N samples on the kernel of length N ----
+# Rows whose N takes fewer than 8 threads (N <= 64) stay on the block kernels.
+REAL_HALVES = [n for n in LENGTHS if n >= 128 or n in (160, 200, 320, 400, 640, 800)]
+REAL_LENGTHS = [2 * h for h in REAL_HALVES]
+
+
+# Ceilings of the real transforms where they miss the targets (the worst
+# of r2c and c2r over the three types, as measured): (sectors, wavefronts).
+# The composites carry their c2c kernels' bank conflicts, and rows of 10,
+# 20, 40 or 50 threads read runs of 2N samples that start mid-sector (the
+# bins move flat, whole sectors, where rows take fewer than 32 threads);
+# docs/cuda.md, "Open".
+OPEN_REAL = {320: (1.0, 1.071), 400: (1.247, 1.415), 640: (1.0, 1.178), 800: (1.077, 1.127),
+             1280: (1.0, 1.15), 1600: (1.061, 1.266), 2000: (1.045, 1.286), 3200: (1.016, 1.2),
+             4000: (1.0, 1.072)}
+
+
+def real_rows_fit_sectors(c, n):
+    sec_max, wf_max = OPEN_REAL.get(n, (1.0, WAVEFRONT_TARGET))
+    ratio = c["g_sectors"] / c["g_min_sectors"]
+    assert ratio <= sec_max + 1e-9, ratio
+    if c["s_ideal"]:
+        wf = c["s_wavefronts"] / c["s_ideal"]
+        assert wf <= wf_max + 1e-9, wf
+
+
+def test_real_lengths_take_threads_enough():
+    for h in REAL_HALVES:
+        assert ops._gpu_reg_plan(h)[1] >= 8, h
+    for h in (16, 32, 64):  # a few threads a row: the block kernels
+        assert ops._gpu_reg_plan(h)[1] < 8, h
+
+
+@pytest.mark.parametrize("n", REAL_LENGTHS)
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+def test_r2c_rows(n, dtype):
+    if dtype == torch.complex128 and n > 16384:
+        pytest.skip("fp64 rows above 8192 values do not fit one block")
+    real = REAL_OF[dtype]
+    rows = max(2, 8192 // n) + 1
+    x = data((rows, n), real, n)
+    xn = to_numpy(x)
+    counters()
+    for norm in (0, 1, 2):
+        got = ops._gpu_emulated_fft_r2c(x, [1], norm, True, SMEM, 256, 0)
+        check(got, sf.rfft(xn, axis=1, norm=["backward", "ortho", "forward"][norm]), dtype)
+    c = counters()
+    assert c["launches"] == 3, "the register kernel did not run"
+    assert c["races"] == 0 and c["divergent"] == 0
+    real_rows_fit_sectors(c, n)
+    # one read of the samples, one write of the n/2 + 1 bins, each call
+    assert c["g_unique_ld_bytes"] <= 3 * (rows * n * x.element_size() + 64 * rows)
+    assert c["g_unique_st_bytes"] <= 3 * (got.numel() * got.element_size() + 64 * rows)
+    # the two-sided spectrum of a real row: the block kernels
+    got = ops._gpu_emulated_fft_r2c(x, [1], 1, False, SMEM, 256, 0)
+    check(got, sf.fft(xn, axis=1, norm="ortho"), dtype)
+    assert counters()["launches"] == 0
+
+
+@pytest.mark.parametrize("n", REAL_LENGTHS)
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+def test_c2r_rows(n, dtype):
+    if dtype == torch.complex128 and n > 16384:
+        pytest.skip("fp64 rows above 8192 values do not fit one block")
+    rows = max(2, 8192 // n) + 1
+    h = data((rows, n // 2 + 1), dtype, n + 1)
+    hn = to_numpy(h)
+    counters()
+    for norm in (0, 1, 2):
+        got = ops._gpu_emulated_fft_c2r(h, [1], norm, n, SMEM, 256, 0)
+        assert got.dtype == REAL_OF[dtype] and got.shape == (rows, n)
+        # the op's normalization: 0 none, 1 by sqrt(n), 2 by n
+        ref = sf.irfft(hn, n=n, axis=1, norm=["forward", "ortho", "backward"][norm])
+        check(got, ref, dtype)
+    c = counters()
+    assert c["launches"] == 3, "the register kernel did not run"
+    assert c["races"] == 0 and c["divergent"] == 0
+    real_rows_fit_sectors(c, n)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
+def test_real_rows_off_pairs_take_the_block_kernels(dtype):
+    """A real row that starts on an odd sample cannot be read as pairs."""
+    x = data((3, 513), REAL_OF[dtype], 5)[:, 1:]  # rows of 512 at odd offsets
+    counters()
+    got = ops._gpu_emulated_fft_r2c(x, [1], 0, True, SMEM, 256, 0)
+    assert counters()["launches"] == 0
+    check(got, sf.rfft(to_numpy(x), axis=1), dtype)
+
+
+def test_rfftn_and_irfftn_keep_fp32_between_axes():
+    x = data((6, 40, 512), torch.float16, 8)
+    counters()
+    got = ops._gpu_emulated_fft_r2c(x, [0, 2], 1, True, SMEM, 256, 0)
+    check(got, sf.rfftn(to_numpy(x), axes=(0, 2), norm="ortho"), torch.complex32)
+    h = data((6, 40, 257), torch.complex32, 9)
+    got = ops._gpu_emulated_fft_c2r(h, [0, 2], 0, 512, SMEM, 256, 0)
+    check(got, sf.irfftn(to_numpy(h), s=(6, 512), axes=(0, 2), norm="forward"), torch.complex32)
+    assert counters()["launches"] == 2  # the r2c and the c2r of 512 (6 is a block kernel's)
+
+
+# ---- stft and istft on the register kernels ------------------------------------------
+def frames(x, win, n_fft, hop):
+    T = 1 + (x.shape[1] - n_fft) // hop
+    idx = np.arange(T)[:, None] * hop + np.arange(n_fft)[None, :]
+    return x[:, idx] * win
+
+
+NP_PAD = {"reflect": "reflect", "constant": "constant", "replicate": "edge", "circular": "wrap"}
+
+
+@pytest.mark.parametrize("n_fft,hop", [(512, 128), (400, 160), (1024, 256)])
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
+@pytest.mark.parametrize("mode", ["reflect", "constant", "replicate", "circular"])
+def test_stft_reads_frames_where_they_lie(n_fft, hop, dtype, mode):
+    """One launch: frames read from the signal itself (the centre padding
+    from where the mode says), windowed as they load, the bins written in
+    the output's layout; the signal's bytes read once, the output's written
+    once (with an L2 that keeps what the launch touches)."""
+    B, L = 3, 4000
+    x = data((B, L), REAL_OF[dtype], n_fft)
+    win = torch.hann_window(n_fft, dtype=torch.float64) + 0.1
+    wn = win.numpy().astype(np.float32)
+    p = n_fft // 2
+    counters()
+    got = ops._gpu_emulated_stft(x, win, n_fft, hop, 1, True, p, mode, SMEM, 256, 0)
+    c = counters()
+    fr = frames(np.pad(to_numpy(x), ((0, 0), (p, p)), mode=NP_PAD[mode]), wn, n_fft, hop)
+    ref = np.fft.rfft(fr, axis=-1, norm="ortho")
+    check(got, ref.transpose(0, 2, 1), dtype)
+    assert c["launches"] == 1 and c["races"] == 0 and c["divergent"] == 0
+    if mode == "reflect":
+        # the frames that reach past an end read two runs (the reflected
+        # samples and the signal's own), each with its part sectors: over
+        # the whole stft at most 0.6 % more sectors than the fewest
+        assert c["g_sectors"] / c["g_min_sectors"] <= 1.006 * OPEN_REAL.get(n_fft, (1.0,))[0]
+    else:
+        real_rows_fit_sectors(c, n_fft)
+    signal = x.numel() * x.element_size()
+    out = got.numel() * got.element_size()
+    window = n_fft * 4
+    # the signal read in place: no padded copy (2 * p more samples a row)
+    assert c["g_unique_ld_bytes"] <= signal + window + 2 * 32 * B, c["g_unique_ld_bytes"]
+    assert c["g_unique_st_bytes"] <= out + 32 * got.shape[2] * B
+    assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] <= 1.1 * (signal + out)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
+def test_stft_of_a_complex_signal_and_odd_length(dtype):
+    """A complex signal: the c2c kernel reads its frames in place too; an odd
+    number of samples cannot be read as pairs: the padded copy, still one
+    register launch."""
+    n_fft, hop = 256, 64
+    win = torch.hann_window(n_fft, dtype=torch.float64)
+    wn = win.numpy().astype(np.float32)
+    xc = data((2, 3001), dtype, 1)
+    counters()
+    got = ops._gpu_emulated_stft(xc, win, n_fft, hop, 0, False, 128, "reflect", SMEM, 256, 0)
+    c = counters()
+    fr = frames(np.pad(to_numpy(xc), ((0, 0), (128, 128)), mode="reflect"), wn, n_fft, hop)
+    check(got, np.fft.fft(fr, axis=-1).transpose(0, 2, 1), dtype)
+    assert c["launches"] == 1
+    assert c["g_unique_ld_bytes"] <= xc.numel() * xc.element_size() + n_fft * 4 + 2 * 32 * 2
+    x = data((2, 3001), REAL_OF[dtype], 2)
+    counters()
+    got = ops._gpu_emulated_stft(x, win, n_fft, hop, 0, True, 128, "reflect", SMEM, 256, 0)
+    fr = frames(np.pad(to_numpy(x), ((0, 0), (128, 128)), mode="reflect"), wn, n_fft, hop)
+    check(got, np.fft.rfft(fr, axis=-1).transpose(0, 2, 1), dtype)
+    assert counters()["launches"] == 1
+
+
+@pytest.mark.parametrize("n_fft,hop", [(512, 128), (400, 160)])
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
+def test_istft_frames_on_the_c2r_kernel(n_fft, hop, dtype):
+    B, T = 2, 30
+    win = torch.hann_window(n_fft, dtype=torch.float64) + 0.1
+    w = win.numpy().astype(np.float32).astype(np.float64)
+    # the stft's own layout: bins adjacent (a (B, T, F) tensor seen as (B, F, T))
+    spec = data((B, T, n_fft // 2 + 1), dtype, 4).transpose(1, 2)
+    sn = to_numpy(spec).transpose(0, 2, 1)
+    fr = np.fft.irfft(sn, n=n_fft, axis=-1) * w
+    full = n_fft + hop * (T - 1)
+    acc, env = np.zeros((B, full)), np.zeros(full)
+    for t in range(T):
+        acc[:, t * hop: t * hop + n_fft] += fr[:, t]
+        env[t * hop: t * hop + n_fft] += w * w
+    start, length = n_fft // 2, full - n_fft
+    counters()
+    got = ops._gpu_emulated_istft(spec, win, n_fft, hop, 2, True, start, length, SMEM, 256, 0)
+    c = counters()
+    check(got, (acc / env)[:, start: start + length], dtype)
+    assert c["launches"] == 1 and c["races"] == 0 and c["divergent"] == 0

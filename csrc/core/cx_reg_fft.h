@@ -59,7 +59,13 @@ void cx_emu_note(int kind, const void* addr, int bytes);
 #define CX_REG_BARRIER() cx_emu_barrier()
 #endif
 
-enum { CX_REG_DIRECT = 0, CX_REG_STAGED = 1, CX_REG_COLUMNS = 2 };
+// MODE: how a kernel meets global memory (c2c), or a real transform (R2C,
+// C2R: rows of 2N real samples on a complex kernel of length N, unit stride
+// along the axis, read and written as the direct mode does).
+enum { CX_REG_DIRECT = 0, CX_REG_STAGED = 1, CX_REG_COLUMNS = 2, CX_REG_R2C = 3, CX_REG_C2R = 4 };
+
+// The access mode whose shared-memory layout a kernel of MODE takes.
+CX_CFN int cx_reg_access(int mode) { return mode >= CX_REG_R2C ? CX_REG_DIRECT : mode; }
 
 // ---- plan: elements per thread and radices, chosen at compile time ---------------
 #define CX_REG_MAX_PASSES 16
@@ -154,7 +160,30 @@ struct cx_reg_args {
   int i_axis, o_axis;  // element strides along the axis
   int conj_in, conj_out;
   S scale;
+  // Optional, for the stft and istft (zero / null otherwise):
+  const S* win;  // window: c2c N values on the load; R2C (load) and C2R (store) 2N
+  // Rows of N + 1 bins laid end to end (R2C out, C2R in) and T < 32: the
+  // block's bins move as one flat run through shared memory, whole sectors
+  // (a row of N + 1 starts mid-sector; T lanes of it would split sectors).
+  int flat;
+  // Frames of a padded signal (direct c2c and R2C): element j of row r is
+  // sample (r % inner) * i_stride1 - pad + j of signal r / inner, which
+  // starts at (r / inner) * i_stride0 and holds sig_len samples; outside
+  // them, pad_mode as torch.nn.functional.pad names it (cx_reg_pad_src).
+  int pad, pad_mode;
+  cx_i64 sig_len;
 };
+
+// The sample of a signal of L samples at position i (-L < i < 2L) of the
+// signal padded in `mode` (0 constant, 1 reflect, 2 replicate, 3 circular;
+// stft_pad_source in csrc/stft_args.h is the host's twin), or -1 for a zero.
+CX_FN cx_i64 cx_reg_pad_src(cx_i64 i, cx_i64 L, int mode) {
+  if (i >= 0 && i < L) return i;
+  if (mode == 1) return i < 0 ? -i : 2 * (L - 1) - i;
+  if (mode == 2) return i < 0 ? 0 : L - 1;
+  if (mode == 3) return i < 0 ? i + L : i - L;
+  return -1;
+}
 
 // ---- storage: a complex value as one access (fp16 pairs as 32 bits) -------------
 template <typename S>
@@ -216,6 +245,14 @@ CX_FN void cx_reg_st(CX_GLOBAL double* p, cx_i64 i, cx<S> z) {
   p[2 * i] = (double)z.re;
   p[2 * i + 1] = (double)z.im;
 #endif
+}
+// A real scalar (the c2c window).
+template <typename S>
+CX_FN S cx_reg_ldr(const CX_GLOBAL S* p, int i) {
+#if !defined(CX_CUDA)
+  cx_emu_note(0, p + i, (int)sizeof(S));
+#endif
+  return p[i];
 }
 template <typename S>
 CX_FN cx<S> cx_reg_lds(const CX_SHARED cx<S>* p, int i) {
@@ -307,6 +344,7 @@ CX_CFN bool cx_reg_mode_ok(int n, int mode) {
   const int t = n / cx_rplan_choose(n).e;
   if (mode == CX_REG_STAGED) return t < 8;
   if (mode == CX_REG_COLUMNS) return cx_reg_rpb(n, mode) >= 2;
+  if (mode >= CX_REG_R2C) return t >= 8;  // whole sectors of fp16 pairs; shorter rows: block kernels
   return true;
 }
 
@@ -443,7 +481,7 @@ struct cx_reg_shape {
   static constexpr cx_rplan P = cx_rplan_choose(N);
   static_assert(P.np > 0, "cx_reg_shape: no register plan for this length");
   static constexpr int E = P.e, T = N / P.e, NP = P.np, RPB = RPB_, BT = RPB_ * (N / P.e);
-  static constexpr int PITCH = cx_reg_pitch_of<N, MODE_>::value;
+  static constexpr int PITCH = cx_reg_pitch_of<N, cx_reg_access(MODE_)>::value;
 
   // radix and ns of pass I
   template <int I>
@@ -564,11 +602,78 @@ CX_FN cx_i64 cx_reg_row_offset(const cx_reg_args<S>& A, int row, int out) {
              : (cx_i64)q * A.i_stride0 + (cx_i64)rem * A.i_stride1;
 }
 
+// ---- frames of a padded signal (A.pad > 0) ------------------------------------------
+// A frame that lies inside its signal is read as any row, at offset - pad;
+// one that reaches past either end (a few per signal) reads each element
+// from its source sample (cx_reg_pad_src), still as whole fp16 pairs: the
+// pair holding the sample, one half kept.
+template <typename S>
+CX_FN bool cx_reg_frame_edge(const cx_reg_args<S>& A, int row, int len, CX_PRIVATE cx_i64* base,
+                             CX_PRIVATE cx_i64* pos) {
+  const cx_u32 q = cx_fastdiv_div((cx_u32)row, A.inner);
+  const cx_u32 rem = (cx_u32)row - q * A.inner.d;
+  *base = (cx_i64)q * A.i_stride0;
+  *pos = (cx_i64)rem * A.i_stride1 - A.pad;
+  return *pos < 0 || *pos + len > A.sig_len;
+}
+// Real sample i of the padded signal at xb (its first sample).
+template <typename S, typename Ti>
+CX_FN S cx_reg_ld_sample(const CX_GLOBAL Ti* xb, const cx_reg_args<S>& A, cx_i64 i) {
+  const cx_i64 src = cx_reg_pad_src(i, A.sig_len, A.pad_mode);
+  if (src < 0) return (S)0;
+  const cx<S> p = cx_reg_ld<S>(xb, src >> 1);
+  return (src & 1) ? p.im : p.re;
+}
+
+// ---- the real transforms' extra exchange --------------------------------------------
+template <int V>
+struct cx_reg_int {
+  static constexpr int value = V;
+};
+// f(cx_reg_int<s>) for s = I .. E-1: the element index as a constant.
+template <int I, int E, class F>
+CX_FN void cx_reg_each(F&& f) {
+  if constexpr (I < E) {
+    f(cx_reg_int<I>{});
+    cx_reg_each<I + 1, E>(f);
+  }
+}
+
+// The real transforms' exchange leaves the row unpadded: the natural
+// writes and the backward reads are both runs of consecutive slots, which a
+// padding slot would only break (two wavefronts where a run straddles it).
+// Element N - (t + T*s) of the row in shared memory (slot N holds element 0
+// again): thread T - t's natural slot E-1-s.
+template <class Sh, int s, typename S>
+CX_FN cx<S> cx_reg_mirror(int t, const CX_SHARED cx<S>* row) {
+  return cx_reg_lds(row, Sh::T * (Sh::E - s) - t);
+}
+// v (natural layout) into the row's slots, and `extra` (element 0, or X[N]
+// for the C2R) at slot N, by thread 0.
+template <class Sh, typename S>
+CX_FN void cx_reg_write_with_end(const CX_PRIVATE cx<S>* v, int t, cx<S> extra,
+                                 CX_SHARED cx<S>* row) {
+CX_UNROLL
+  for (int s = 0; s < Sh::E; ++s) cx_reg_sts(row, t + Sh::T * s, v[s]);
+  if (t == 0) cx_reg_sts(row, Sh::P.n, extra);
+}
+
 // ---- one thread of one block ------------------------------------------------------
 // tid < Sh::BT; smem holds RPB rows of PITCH values.
+//
+// R2C (rows of 2N real samples x, read as N pairs z[m] = (x[2m], x[2m+1])):
+//   Z = DFT_N(z), then with w = exp(-2 pi i / 2N), for k <= N
+//   X[k] = ((Z[k] + Z*[N-k]) - i w^k (Z[k] - Z*[N-k])) / 2      (Z[N] = Z[0])
+// C2R (N + 1 values X in, 2N real samples out), its inverse:
+//   a[k] = conj((X[k] + X*[N-k]) + i w^-k (X[k] - X*[N-k])), k < N
+//   (imaginary parts of X[0] and X[N] dropped), (y[2m], y[2m+1]) = conj(DFT_N(a))[m]
+// Z[N-k] sits in thread T-t's registers: one more exchange, read backwards;
+// w^k = w^t exp(-pi i s / E) for k = t + T*s, the second factor a constant.
 template <class Sh, int MODE, typename S, typename Ti, typename To>
 CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHARED cx<S>* smem) {
   constexpr int E = Sh::E, T = Sh::T, N = Sh::P.n;
+  constexpr int ACC = cx_reg_access(MODE);
+  constexpr bool REAL = MODE >= CX_REG_R2C;
   const int rl = MODE == CX_REG_COLUMNS ? tid % Sh::RPB : tid / T;
   const int t = MODE == CX_REG_COLUMNS ? tid / Sh::RPB : tid % T;
   const int row0 = block * Sh::RPB;
@@ -578,6 +683,7 @@ CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHA
   const Ti* x = (const Ti*)A.in;
   To* y = (To*)A.out;
   cx<S> v[E];
+  cx<S> top = cx_make<S>((S)0, (S)0);  // C2R: X[N], thread 0
   if constexpr (MODE == CX_REG_STAGED) {
     // flat: element f = tid + BT*i of the block's rows (contiguous rows: the
     // binding uses this mode only then), row f / N, index f % N, through
@@ -595,22 +701,161 @@ CX_UNROLL
     }
     CX_REG_BARRIER();
     cx_reg_read_natural<Sh, 16, S>(v, t, buf);
-  } else if constexpr (MODE == CX_REG_DIRECT) {
-    // unit stride along the axis (the binding's rule): compile-time offsets
-    const Ti* xr = x + 2 * ((live ? cx_reg_row_offset(A, row, 0) : 0) + t);
-CX_UNROLL
-    for (int s = 0; s < E; ++s) v[s] = live ? cx_reg_ld<S>(xr, T * s) : cx_make<S>((S)0, (S)0);
-  } else {
+  } else if constexpr (MODE == CX_REG_COLUMNS) {
     const cx_i64 off = live ? cx_reg_row_offset(A, row, 0) : 0;
 CX_UNROLL
     for (int s = 0; s < E; ++s)
       v[s] = live ? cx_reg_ld<S>(x, off + (cx_i64)(t + T * s) * A.i_axis) : cx_make<S>((S)0, (S)0);
-  }
-  // the inverse transform: conjugate in and out, as a sign
-  const S sin_ = A.conj_in ? (S)-1 : (S)1;
+  } else {
+    // unit stride along the axis (the binding's rule): compile-time offsets.
+    // Complex values (c2c, C2R) or real pairs (R2C) of the row.
+    constexpr int LEN = MODE == CX_REG_R2C ? 2 * N : N;  // samples of a frame
+    constexpr int SC = MODE == CX_REG_R2C ? 1 : 2;       // scalars a sample
+    bool edge = false;
+    cx_i64 base = 0, pos = 0;
+    if (live && A.pad) edge = cx_reg_frame_edge(A, row, LEN, &base, &pos);
+    bool flat_in = false;
+    if constexpr (MODE == CX_REG_C2R && T < 32) flat_in = A.flat != 0;
+    if (flat_in) {
+      if constexpr (MODE == CX_REG_C2R && T < 32) {
+        // bins f = tid + BT*i of the block's rows, row f / (N+1), bin f % (N+1)
+        constexpr int W = N + 1;
+        const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
+        const int lim = nl * W;
+        const Ti* xb = x + 2 * (cx_reg_row_offset(A, row0, 0) + tid);
+        cx<S> f[E + 1];
 CX_UNROLL
-  for (int s = 0; s < E; ++s) v[s].im *= sin_;
-  cx_reg_passes<Sh, MODE, 0, S>(v, t, buf, MODE == CX_REG_STAGED);
+        for (int i = 0; i <= E; ++i)
+          f[i] = tid + Sh::BT * i < lim ? cx_reg_ld<S>(xb, Sh::BT * i) : cx_make<S>((S)0, (S)0);
+CX_UNROLL
+        for (int i = 0; i <= E; ++i) {
+          const int g = tid + Sh::BT * i;
+          if (g < Sh::RPB * W) cx_reg_sts(smem + (g / W) * Sh::PITCH, g % W, f[i]);
+        }
+      }
+    } else if (!edge) {
+      const Ti* xr = x + (live ? SC * (cx_reg_row_offset(A, row, 0) - A.pad) + 2 * t : 0);
+CX_UNROLL
+      for (int s = 0; s < E; ++s) v[s] = live ? cx_reg_ld<S>(xr, T * s) : cx_make<S>((S)0, (S)0);
+      if constexpr (MODE == CX_REG_C2R) {
+        if (live && t == 0) top = cx_reg_ld<S>(xr, N);
+      }
+    } else if constexpr (MODE == CX_REG_R2C) {
+      const Ti* xb = x + base;
+CX_UNROLL
+      for (int s = 0; s < E; ++s) {
+        const cx_i64 i = pos + 2 * (t + T * s);
+        v[s] = cx_make<S>(cx_reg_ld_sample<S, Ti>(xb, A, i), cx_reg_ld_sample<S, Ti>(xb, A, i + 1));
+      }
+    } else {
+      const Ti* xb = x + 2 * base;
+CX_UNROLL
+      for (int s = 0; s < E; ++s) {
+        const cx_i64 src = cx_reg_pad_src(pos + t + T * s, A.sig_len, A.pad_mode);
+        v[s] = src >= 0 ? cx_reg_ld<S>(xb, src) : cx_make<S>((S)0, (S)0);
+      }
+    }
+    // the window, as the values load (R2C: pairs of samples)
+    if constexpr (MODE == CX_REG_R2C) {
+      if (A.win) {
+CX_UNROLL
+        for (int s = 0; s < E; ++s) {
+          const cx<S> w = cx_reg_ld<S>(A.win, t + T * s);
+          v[s] = cx_make<S>(v[s].re * w.re, v[s].im * w.im);
+        }
+      }
+    } else if constexpr (MODE == CX_REG_DIRECT) {
+      if (A.win) {
+CX_UNROLL
+        for (int s = 0; s < E; ++s) v[s] = cx_scale(v[s], cx_reg_ldr<S>(A.win, t + T * s));
+      }
+    }
+  }
+  if constexpr (MODE == CX_REG_C2R) {
+    // a[k] from X[k] and X[N-k] (the row through shared memory, read backwards)
+    bool flat_in = false;
+    if constexpr (T < 32) flat_in = A.flat != 0;
+    if (flat_in) {
+      CX_REG_BARRIER();  // the flat copy in
+CX_UNROLL
+      for (int s = 0; s < E; ++s) v[s] = cx_reg_lds(buf, t + T * s);
+    } else {
+      cx_reg_write_with_end<Sh, S>(v, t, top, buf);
+      CX_REG_BARRIER();
+    }
+    const cx<S> wt = cx_conj(cx_reg_unit<S>(t, 2 * N));
+    cx_reg_each<0, E>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      cx<S> u = v[s], c = cx_conj(cx_reg_mirror<Sh, s, S>(t, buf));
+      if constexpr (s == 0) {
+        if (t == 0) {
+          u.im = (S)0;
+          c.im = (S)0;
+        }
+      }
+      const cx<S> w = cx_ktwiddle<-s, 2 * E, S>(wt);
+      v[s] = cx_conj((u + c) + cx_mul_i(cx_mul(u - c, w)));
+    });
+  } else if constexpr (!REAL) {
+    // the inverse transform: conjugate in and out, as a sign
+    const S sin_ = A.conj_in ? (S)-1 : (S)1;
+CX_UNROLL
+    for (int s = 0; s < E; ++s) v[s].im *= sin_;
+  }
+  cx_reg_passes<Sh, ACC, 0, S>(v, t, buf, MODE == CX_REG_STAGED || MODE == CX_REG_C2R);
+  if constexpr (MODE == CX_REG_R2C) {
+    const cx<S> z0 = v[0];
+    CX_REG_BARRIER();  // the last exchange's reads done
+    cx_reg_write_with_end<Sh, S>(v, t, z0, buf);
+    CX_REG_BARRIER();
+    const cx<S> wt = cx_reg_unit<S>(t, 2 * N);
+    const S half = (S)0.5 * A.scale;
+    cx_reg_each<0, E>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      const cx<S> u = v[s], c = cx_conj(cx_reg_mirror<Sh, s, S>(t, buf));
+      const cx<S> w = cx_ktwiddle<s, 2 * E, S>(wt);
+      v[s] = cx_scale((u + c) + cx_mul_neg_i(cx_mul(u - c, w)), half);
+    });
+    const cx<S> xtop = cx_make<S>((z0.re - z0.im) * A.scale, (S)0);  // X[N]
+    if constexpr (T < 32) {
+      if (A.flat) {
+        // the block's bins as one flat run: row f / (N+1), bin f % (N+1)
+        constexpr int W = N + 1;
+        CX_REG_BARRIER();  // every backward read done
+        cx_reg_write_with_end<Sh, S>(v, t, xtop, buf);
+        CX_REG_BARRIER();
+        const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
+        const int lim = nl * W;
+        To* yb = y + 2 * (cx_reg_row_offset(A, row0, 1) + tid);
+CX_UNROLL
+        for (int i = 0; i <= E; ++i) {
+          const int g = tid + Sh::BT * i;
+          if (g < lim) cx_reg_st<S>(yb, Sh::BT * i, cx_reg_lds(smem + (g / W) * Sh::PITCH, g % W));
+        }
+        return;
+      }
+    }
+    if (!live) return;
+    To* yr = y + 2 * (cx_reg_row_offset(A, row, 1) + t);
+CX_UNROLL
+    for (int s = 0; s < E; ++s) cx_reg_st<S>(yr, T * s, v[s]);
+    if (t == 0) cx_reg_st<S>(yr, N, xtop);
+    return;
+  } else if constexpr (MODE == CX_REG_C2R) {
+    if (!live) return;
+    const S sc = A.scale;
+    To* yr = y + cx_reg_row_offset(A, row, 1) + 2 * t;  // real pairs
+CX_UNROLL
+    for (int s = 0; s < E; ++s) {
+      cx<S> z = cx_make<S>(v[s].re * sc, -v[s].im * sc);
+      if (A.win) {
+        const cx<S> w = cx_reg_ld<S>(A.win, t + T * s);
+        z = cx_make<S>(z.re * w.re, z.im * w.im);
+      }
+      cx_reg_st<S>(yr, T * s, z);
+    }
+    return;
+  } else {
   const S sre = A.scale, sim = A.conj_out ? -A.scale : A.scale;
 CX_UNROLL
   for (int s = 0; s < E; ++s) v[s] = cx_make<S>(v[s].re * sre, v[s].im * sim);
@@ -637,6 +882,7 @@ CX_UNROLL
     const cx_i64 off = cx_reg_row_offset(A, row, 1);
 CX_UNROLL
     for (int s = 0; s < E; ++s) cx_reg_st<S>(y, off + (cx_i64)(t + T * s) * A.o_axis, v[s]);
+  }
   }
 }
 

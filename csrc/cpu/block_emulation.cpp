@@ -246,7 +246,7 @@ std::vector<double> emu_counters(bool reset) {
   if (reset) regemu::reset();
   return {c.launches, c.blocks, c.barriers, c.gld_bytes, c.gst_bytes, c.g_accesses,
           c.g_sectors, c.g_min_sectors, c.s_accesses, c.s_wavefronts, c.s_ideal, c.races,
-          c.divergent};
+          c.divergent, c.g_unique_ld_bytes, c.g_unique_st_bytes};
 }
 
 // The register kernel's plan of n (cx_reg_fft.h), or [] when n has none:

@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -41,6 +42,7 @@ struct Launch {
   int arrived = 0;
   long generation = 0;
   Counters c;
+  std::set<uintptr_t> ld_sectors, st_sectors;  // every sector the launch touches
 
   void analyse();
   void arrive(int tid, bool end);
@@ -92,12 +94,18 @@ void Launch::analyse() {
       const int kind = w.second.front().second->kind;
       std::set<uintptr_t> sectors;
       double bytes = 0;
+      uintptr_t lowest = UINTPTR_MAX;
+      std::vector<std::pair<uintptr_t, uintptr_t>> spans;  // [begin, end) of each lane's bytes
       std::map<int, std::map<int, std::set<uintptr_t>>> groups;  // group -> bank -> words
       for (const auto& la : w.second) {
         const Access& a = *la.second;
         if (kind < 2) {
-          for (uintptr_t s = a.addr / 32; s <= (a.addr + a.bytes - 1) / 32; ++s) sectors.insert(s);
-          bytes += a.bytes;
+          for (uintptr_t s = a.addr / 32; s <= (a.addr + a.bytes - 1) / 32; ++s) {
+            sectors.insert(s);
+            (a.kind == 0 ? ld_sectors : st_sectors).insert(s);
+          }
+          spans.push_back({a.addr, a.addr + a.bytes});
+          lowest = std::min(lowest, a.addr);
           (a.kind == 0 ? c.gld_bytes : c.gst_bytes) += a.bytes;
         } else {
           const int per_group = a.bytes >= 4 ? 128 / a.bytes : 32;
@@ -107,9 +115,18 @@ void Launch::analyse() {
         }
       }
       if (kind < 2) {
+        // distinct bytes: lanes reading the same values (a window shared by
+        // the rows of a warp) need them once
+        std::sort(spans.begin(), spans.end());
+        uintptr_t end = 0;
+        for (const auto& sp : spans) {
+          const uintptr_t b = std::max(sp.first, end);
+          if (sp.second > b) bytes += (double)(sp.second - b);
+          end = std::max(end, sp.second);
+        }
         c.g_accesses += 1;
         c.g_sectors += (double)sectors.size();
-        c.g_min_sectors += (double)((int64_t)(bytes + 31) / 32);
+        c.g_min_sectors += (double)((int64_t)(lowest % 32 + bytes + 31) / 32);
       } else {
         c.s_accesses += 1;
         for (const auto& g : groups) {
@@ -161,6 +178,8 @@ void run_pool(int bt, int blocks, const std::function<void(int, int)>& body) {
   for (auto& th : pool) th.join();
   L.c.launches = 1;
   L.c.blocks = blocks;
+  L.c.g_unique_ld_bytes = 32.0 * (double)L.ld_sectors.size();
+  L.c.g_unique_st_bytes = 32.0 * (double)L.st_sectors.size();
   std::lock_guard<std::mutex> g(counters_mu);
   Counters& T = totals;
   const Counters& c = L.c;
@@ -169,6 +188,7 @@ void run_pool(int bt, int blocks, const std::function<void(int, int)>& body) {
   T.g_sectors += c.g_sectors; T.g_min_sectors += c.g_min_sectors;
   T.s_accesses += c.s_accesses; T.s_wavefronts += c.s_wavefronts; T.s_ideal += c.s_ideal;
   T.races += c.races; T.divergent += c.divergent;
+  T.g_unique_ld_bytes += c.g_unique_ld_bytes; T.g_unique_st_bytes += c.g_unique_st_bytes;
 }
 
 bool launch_f32(const cx_reg_args<float>& A, int n, int mode, int ti, int to) {

@@ -16,6 +16,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <algorithm>
 #include <type_traits>
@@ -124,35 +125,67 @@ void four_step(E& ex, const GpuPlan<S>& P, const cx<S>* base, cx<S>* W, cx<S>* W
 // Bytes of one complex value of storage code c.
 inline int storage_bytes(int c) { return c == 0 ? 4 : c == 1 ? 8 : 16; }
 
-// The register kernel's arguments and access mode for job J, if J is a
-// plain c2c of a length it has, its rows fit two batch dims and 32-bit
-// indices, and the block's shared memory fits smem. The mode: a unit-stride
-// axis reads lane-consecutive elements (DIRECT) unless a row's threads
-// cannot fill one 32-byte sector (STAGED, for contiguous rows); a
-// strided axis whose innermost batch dim has unit stride takes a tile of
-// neighbouring rows (COLUMNS); any other strided axis is left to the block
-// kernels (the direct mode's offsets are compile-time, for unit stride).
+// The register kernel's arguments, length and mode for job J, if a kernel
+// takes it: a plain c2c of a length it has (a window on the load in the
+// direct mode), or an even real transform (R2C, C2R) whose half length it
+// has, along a unit-stride axis with rows on whole pairs of samples. Its
+// rows fit two batch dims and 32-bit indices, and the block's shared memory
+// fits smem. The c2c mode: a unit-stride axis reads lane-consecutive
+// elements (DIRECT) unless a row's threads cannot fill one 32-byte sector
+// (STAGED, for contiguous rows); a strided axis whose innermost batch dim
+// has unit stride takes a tile of neighbouring rows (COLUMNS); any other
+// strided axis is left to the block kernels (the direct mode's offsets are
+// compile-time, for unit stride). pad > 0 (frames of a padded signal, see
+// cx_reg_args): direct c2c and R2C only.
 template <class S>
 bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args<S>& A,
-             int& mode) {
-  if (J.kind != CX_JOB_C2C || J.win_in || J.win_out || J.row_tw || J.out_len != J.n) return false;
-  if (J.n > 16384 || !cx_reg_has((int)J.n)) return false;
+             int& n_out, int& mode, int pad = 0, int pad_mode = 0, int64_t sig_len = 0) {
+  if (J.row_tw || J.bluestein || J.nrows <= 0 || J.nrows >= (int64_t(1) << 31)) return false;
   const cx_rows& R = J.rows;
-  if (R.nd > 2 || J.nrows >= (int64_t(1) << 31) || J.nrows <= 0) return false;
+  if (R.nd > 2) return false;
   const int64_t lim = int64_t(1) << 31;
   if (std::abs(J.in_stride) >= lim || std::abs(J.out_stride) >= lim) return false;
-  const int n = (int)J.n, T = n / cx_rplan_choose(n).e;
   const int64_t inner_in = R.nd ? R.in_strides[R.nd - 1] : 0;
   const int64_t inner_out = R.nd ? R.out_strides[R.nd - 1] : 0;
-  const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
-  if (J.in_stride == 1 && J.out_stride == 1) {
-    mode = CX_REG_DIRECT;
-    const bool contiguous = R.nd == 0 || (R.nd == 1 && inner_in == n && inner_out == n);
-    if (T * bytes < 32 && contiguous && cx_reg_mode_ok(n, CX_REG_STAGED)) mode = CX_REG_STAGED;
-  } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
-    mode = CX_REG_COLUMNS;
+  const bool unit = J.in_stride == 1 && J.out_stride == 1;
+  int n = 0;
+  if (J.kind == CX_JOB_C2C) {
+    if (J.win_out || J.out_len != J.n || J.n > 16384 || !cx_reg_has((int)J.n)) return false;
+    n = (int)J.n;
+    const int T = n / cx_rplan_choose(n).e;
+    const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
+    if (unit) {
+      mode = CX_REG_DIRECT;
+      const bool contiguous = R.nd == 0 || (R.nd == 1 && inner_in == n && inner_out == n);
+      if (T * bytes < 32 && contiguous && !J.win_in && !pad && cx_reg_mode_ok(n, CX_REG_STAGED))
+        mode = CX_REG_STAGED;
+    } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && !J.win_in && !pad &&
+               cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
+      mode = CX_REG_COLUMNS;
+    } else {
+      return false;  // a strided axis without a column tile: the block kernels
+    }
   } else {
-    return false;  // a strided axis without a column tile: the block kernels
+    // even real rows as pairs of samples: whole, aligned pairs on the real side
+    if (J.n % 2 != 0 || J.n / 2 > 16384 || !cx_reg_has((int)(J.n / 2)) || !unit) return false;
+    if (J.conj_in || J.conj_out) return false;
+    n = (int)(J.n / 2);
+    const bool r2c = J.kind == CX_JOB_R2C;
+    mode = r2c ? CX_REG_R2C : CX_REG_C2R;
+    if (!cx_reg_mode_ok(n, mode)) return false;
+    // (r2c: the onesided n + 1 bins; the two-sided output takes the block kernels)
+    if (r2c ? (J.win_out || J.out_len != n + 1)
+            : (J.win_in || J.out_len != J.n || pad))
+      return false;
+    const int pair = storage_bytes(r2c ? ti : to);  // bytes of a pair of samples
+    const void* real = r2c ? J.in : J.out;
+    for (int d = 0; d < R.nd; ++d)
+      if ((r2c ? R.in_strides[d] : R.out_strides[d]) % 2 != 0) return false;
+    if ((reinterpret_cast<uintptr_t>(real) % pair) != 0 || pad % 2 != 0 ||
+        (pad && sig_len % 2 != 0))
+      return false;
+    const S* w = r2c ? J.win_in : J.win_out;
+    if (w && reinterpret_cast<uintptr_t>(w) % (2 * sizeof(S)) != 0) return false;
   }
   // (the pitch is the base plus at most 15: cx_reg_pitch searches at compile time)
   const int64_t need =
@@ -172,7 +205,31 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   A.conj_in = J.conj_in;
   A.conj_out = J.conj_out;
   A.scale = J.scale;
+  A.win = J.kind == CX_JOB_C2R ? J.win_out : J.win_in;
+  if (J.kind != CX_JOB_C2C && n / cx_rplan_choose(n).e < 32) {
+    // rows of n + 1 bins end to end on the complex side: the flat copy
+    const int64_t w = n + 1;
+    const int64_t inner = J.kind == CX_JOB_R2C ? inner_out : inner_in;
+    const int64_t outer = J.kind == CX_JOB_R2C ? R.out_strides[0] : R.in_strides[0];
+    A.flat = R.nd == 0 || (R.nd == 1 && inner == w) || (R.nd == 2 && inner == w &&
+                                                         outer == R.sizes[1] * w);
+  }
+  A.pad = pad;
+  A.pad_mode = pad_mode;
+  A.sig_len = sig_len;
+  n_out = n;
   return true;
+}
+
+// Job J on a register kernel, if one takes it (reg_job); false otherwise,
+// with nothing launched.
+template <class S, class E>
+bool run_reg_job(E& ex, const cx_block_job<S>& J, int ti, int to, int pad = 0, int pad_mode = 0,
+                 int64_t sig_len = 0) {
+  cx_reg_args<S> A;
+  int n = 0, mode = 0;
+  return reg_job<S>(J, ti, to, ex.smem, A, n, mode, pad, pad_mode, sig_len) &&
+         ex.reg(A, n, mode, ti, to);
 }
 
 // Run job J (kind, n, out_len, pointers, strides, rows, conj, scale,
@@ -180,11 +237,7 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
 template <class S, class E>
 void run_gpu_job(E& ex, cx_block_job<S> J, int ti, int to, const at::TensorOptions& opts) {
   if (J.nrows == 0) return;
-  {
-    cx_reg_args<S> A;
-    int mode = 0;
-    if (reg_job<S>(J, ti, to, ex.smem, A, mode) && ex.reg(A, (int)J.n, mode, ti, to)) return;
-  }
+  if (run_reg_job<S>(ex, J, ti, to)) return;
   const bool real_even = J.kind != CX_JOB_C2C && J.n % 2 == 0;
   PlanRef<S> ref = ex.template plan<S>(J.n, real_even);
   const GpuPlan<S>& P = *ref.plan;

@@ -1,7 +1,8 @@
 // Launchers of the register-resident FFT kernels (csrc/core/cx_reg_fft.h)
 // for one pair of storage types, included by fft_reg_*.cu (one file per
 // pair, so their instantiations compile in parallel). Every length of
-// CX_REG_LENGTHS in each of the three access modes.
+// CX_REG_LENGTHS in each of the three access modes of the c2c kernels, and
+// as the half length of the real transforms (R2C, C2R).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -23,6 +24,28 @@ __global__ void __launch_bounds__(RPB * (N / EPT))
                                          reinterpret_cast<cx<S>*>(smem_raw));
 }
 
+// The real transforms of 2N samples (MODE CX_REG_R2C or CX_REG_C2R) on the
+// complex kernel of length N; a name of their own, since their elements are
+// not the c2c kernels' (benchmarks/cuda_static.py).
+template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
+__global__ void __launch_bounds__(RPB * (N / EPT))
+    reg_real_kernel(const cx_reg_args<S> A) {
+  using Sh = cx_reg_shape<N, RPB, MODE>;
+  static_assert(Sh::E == EPT, "reg_real_kernel: EPT does not match the plan");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
+                                         reinterpret_cast<cx<S>*>(smem_raw));
+}
+
+template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
+auto reg_kernel_of() {
+  if constexpr (MODE >= CX_REG_R2C) {
+    return reg_real_kernel<N, EPT, RPB, MODE, S, Ti, To>;
+  } else {
+    return reg_fft_kernel<N, EPT, RPB, MODE, S, Ti, To>;
+  }
+}
+
 template <int N, int MODE, typename S, typename Ti, typename To>
 int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
   if constexpr (!cx_reg_mode_ok(N, MODE)) {
@@ -30,7 +53,7 @@ int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
   } else {
   constexpr int E = cx_rplan_choose(N).e, RPB = cx_reg_rpb(N, MODE);
   using Sh = cx_reg_shape<N, RPB, MODE>;
-  auto kernel = reg_fft_kernel<N, E, RPB, MODE, S, Ti, To>;
+  auto kernel = reg_kernel_of<N, E, RPB, MODE, S, Ti, To>();
   const size_t smem = (size_t)RPB * Sh::PITCH * sizeof(cx<S>);
   if (smem > 48 * 1024) {
     static int raised[kCxSmemMaxDevices];
@@ -50,6 +73,8 @@ int reg_dispatch(const cx_reg_args<S>& A, int n, int mode, cudaStream_t stream) 
   if (n == N) {                                                                       \
     if (mode == CX_REG_DIRECT) return reg_launch<N, CX_REG_DIRECT, S, Ti, To>(A, stream);  \
     if (mode == CX_REG_STAGED) return reg_launch<N, CX_REG_STAGED, S, Ti, To>(A, stream);  \
+    if (mode == CX_REG_R2C) return reg_launch<N, CX_REG_R2C, S, Ti, To>(A, stream);        \
+    if (mode == CX_REG_C2R) return reg_launch<N, CX_REG_C2R, S, Ti, To>(A, stream);        \
     return reg_launch<N, CX_REG_COLUMNS, S, Ti, To>(A, stream);                       \
   }
   CX_REG_LENGTHS(CX_REG_CASE)

@@ -2,8 +2,10 @@
 // ops_driver.h), with the CPU kernels' semantics (csrc/cpu/stft_ops.cpp).
 //
 // stft: one job whose rows are the frames, row (b, t) at b*stride0 + t*hop
-// of the signal (padded first by one gather when pad > 0), windowed as it
-// loads, stored to out[b, :, t].
+// of the signal, windowed as it loads, stored to out[b, :, t]. The centre
+// padding is read in place by the register kernels (frames past either end
+// take their samples from where the padding mode says); where none takes
+// the job, the signal is padded first by one gather for the block kernels.
 // istft: one job that writes each frame's inverse DFT, windowed as it is
 // stored, into a compute-type frame buffer; the window envelope computed on
 // the device in double; then every output sample gathers the frames that
@@ -21,7 +23,6 @@ template <class S, class E>
 at::Tensor stft(E& ex, const at::Tensor& self, const at::Tensor& window, int64_t n_fft,
                 int64_t hop, int64_t normalization, bool onesided, int64_t pad, int mode) {
   const StftShape sh = check_stft(self, n_fft, hop, normalization, onesided, pad, mode);
-  const at::Tensor x = stft_pad_signal(self, pad, mode);  // one gather on the device
   const int64_t T = sh.T, F = sh.F;
   const auto t = self.scalar_type();
   const at::Tensor win = stft_window("stft", self, window, n_fft, is_double(t) ? at::kDouble
@@ -34,20 +35,33 @@ at::Tensor stft(E& ex, const at::Tensor& self, const at::Tensor& window, int64_t
   J.n = n_fft;
   J.out_len = F;
   J.scale = (S)(normalization ? 1.0 / std::sqrt((double)n_fft) : 1.0);
-  J.in = x.const_data_ptr();
   J.out = out.mutable_data_ptr();
-  J.in_stride = x.stride(1);
   J.out_stride = 1;
   J.rows.nd = 2;
   J.rows.sizes[0] = self.size(0);
   J.rows.sizes[1] = T;
-  J.rows.in_strides[0] = x.stride(0);
-  J.rows.in_strides[1] = hop * x.stride(1);
   J.rows.out_strides[0] = T * F;
   J.rows.out_strides[1] = F;
   J.nrows = self.size(0) * T;
   J.win_in = win.const_data_ptr<S>();
-  run_gpu_job<S>(ex, J, storage_code(t), storage_code(out.scalar_type()), out.options());
+  const int ti = storage_code(t), to = storage_code(out.scalar_type());
+  auto frames_of = [&](const at::Tensor& x) {
+    J.in = x.const_data_ptr();
+    J.in_stride = x.stride(1);
+    J.rows.in_strides[0] = x.stride(0);
+    J.rows.in_strides[1] = hop * x.stride(1);
+  };
+  if (J.nrows == 0) return out;
+  if (pad > 0) {
+    frames_of(self);
+    if (pad < (int64_t(1) << 30) && run_reg_job<S>(ex, J, ti, to, (int)pad, mode, self.size(1)))
+      return out;
+  }
+  // one gather on the device; rows on whole pairs of samples for the
+  // register kernels of a real signal
+  const at::Tensor x = stft_pad_signal(self, pad, mode, !self.is_complex());
+  frames_of(x);
+  run_gpu_job<S>(ex, J, ti, to, out.options());
   return out;
 }
 
