@@ -161,12 +161,12 @@ struct cx_reg_args {
   int conj_in, conj_out;
   S scale;
   // Optional, for the stft and istft (zero / null otherwise):
-  const S* win;  // window: c2c N values on the load; R2C (load) and C2R (store) 2N
+  const S* win;  // window of 2N values: R2C on the load, C2R on the store
   // Rows of N + 1 bins laid end to end (R2C out, C2R in) and T < 32: the
   // block's bins move as one flat run through shared memory, whole sectors
   // (a row of N + 1 starts mid-sector; T lanes of it would split sectors).
   int flat;
-  // Frames of a padded signal (direct c2c and R2C): element j of row r is
+  // Frames of a padded signal (R2C): element j of row r is
   // sample (r % inner) * i_stride1 - pad + j of signal r / inner, which
   // starts at (r / inner) * i_stride0 and holds sig_len samples; outside
   // them, pad_mode as torch.nn.functional.pad names it (cx_reg_pad_src).
@@ -245,14 +245,6 @@ CX_FN void cx_reg_st(CX_GLOBAL double* p, cx_i64 i, cx<S> z) {
   p[2 * i] = (double)z.re;
   p[2 * i + 1] = (double)z.im;
 #endif
-}
-// A real scalar (the c2c window).
-template <typename S>
-CX_FN S cx_reg_ldr(const CX_GLOBAL S* p, int i) {
-#if !defined(CX_CUDA)
-  cx_emu_note(0, p + i, (int)sizeof(S));
-#endif
-  return p[i];
 }
 template <typename S>
 CX_FN cx<S> cx_reg_lds(const CX_SHARED cx<S>* p, int i) {
@@ -711,9 +703,12 @@ CX_UNROLL
     // Complex values (c2c, C2R) or real pairs (R2C) of the row.
     constexpr int LEN = MODE == CX_REG_R2C ? 2 * N : N;  // samples of a frame
     constexpr int SC = MODE == CX_REG_R2C ? 1 : 2;       // scalars a sample
+    // (frames of a padded signal: R2C only; the c2c kernels stay lean)
     bool edge = false;
     cx_i64 base = 0, pos = 0;
-    if (live && A.pad) edge = cx_reg_frame_edge(A, row, LEN, &base, &pos);
+    if constexpr (MODE == CX_REG_R2C) {
+      if (live && A.pad) edge = cx_reg_frame_edge(A, row, LEN, &base, &pos);
+    }
     bool flat_in = false;
     if constexpr (MODE == CX_REG_C2R && T < 32) flat_in = A.flat != 0;
     if (flat_in) {
@@ -734,7 +729,8 @@ CX_UNROLL
         }
       }
     } else if (!edge) {
-      const Ti* xr = x + (live ? SC * (cx_reg_row_offset(A, row, 0) - A.pad) + 2 * t : 0);
+      const cx_i64 pad = MODE == CX_REG_R2C ? A.pad : 0;
+      const Ti* xr = x + (live ? SC * (cx_reg_row_offset(A, row, 0) - pad) + 2 * t : 0);
 CX_UNROLL
       for (int s = 0; s < E; ++s) v[s] = live ? cx_reg_ld<S>(xr, T * s) : cx_make<S>((S)0, (S)0);
       if constexpr (MODE == CX_REG_C2R) {
@@ -747,13 +743,6 @@ CX_UNROLL
         const cx_i64 i = pos + 2 * (t + T * s);
         v[s] = cx_make<S>(cx_reg_ld_sample<S, Ti>(xb, A, i), cx_reg_ld_sample<S, Ti>(xb, A, i + 1));
       }
-    } else {
-      const Ti* xb = x + 2 * base;
-CX_UNROLL
-      for (int s = 0; s < E; ++s) {
-        const cx_i64 src = cx_reg_pad_src(pos + t + T * s, A.sig_len, A.pad_mode);
-        v[s] = src >= 0 ? cx_reg_ld<S>(xb, src) : cx_make<S>((S)0, (S)0);
-      }
     }
     // the window, as the values load (R2C: pairs of samples)
     if constexpr (MODE == CX_REG_R2C) {
@@ -763,11 +752,6 @@ CX_UNROLL
           const cx<S> w = cx_reg_ld<S>(A.win, t + T * s);
           v[s] = cx_make<S>(v[s].re * w.re, v[s].im * w.im);
         }
-      }
-    } else if constexpr (MODE == CX_REG_DIRECT) {
-      if (A.win) {
-CX_UNROLL
-        for (int s = 0; s < E; ++s) v[s] = cx_scale(v[s], cx_reg_ldr<S>(A.win, t + T * s));
       }
     }
   }

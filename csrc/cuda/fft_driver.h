@@ -126,8 +126,7 @@ void four_step(E& ex, const GpuPlan<S>& P, const cx<S>* base, cx<S>* W, cx<S>* W
 inline int storage_bytes(int c) { return c == 0 ? 4 : c == 1 ? 8 : 16; }
 
 // The register kernel's arguments, length and mode for job J, if a kernel
-// takes it: a plain c2c of a length it has (a window on the load in the
-// direct mode), or an even real transform (R2C, C2R) whose half length it
+// takes it: a plain c2c of a length it has, or an even real transform (R2C, C2R) whose half length it
 // has, along a unit-stride axis with rows on whole pairs of samples. Its
 // rows fit two batch dims and 32-bit indices, and the block's shared memory
 // fits smem. The c2c mode: a unit-stride axis reads lane-consecutive
@@ -136,7 +135,7 @@ inline int storage_bytes(int c) { return c == 0 ? 4 : c == 1 ? 8 : 16; }
 // has unit stride takes a tile of neighbouring rows (COLUMNS); any other
 // strided axis is left to the block kernels (the direct mode's offsets are
 // compile-time, for unit stride). pad > 0 (frames of a padded signal, see
-// cx_reg_args): direct c2c and R2C only.
+// cx_reg_args) and a window on the load: R2C only.
 template <class S>
 bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args<S>& A,
              int& n_out, int& mode, int pad = 0, int pad_mode = 0, int64_t sig_len = 0) {
@@ -150,17 +149,17 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   const bool unit = J.in_stride == 1 && J.out_stride == 1;
   int n = 0;
   if (J.kind == CX_JOB_C2C) {
-    if (J.win_out || J.out_len != J.n || J.n > 16384 || !cx_reg_has((int)J.n)) return false;
+    if (J.win_in || J.win_out || pad || J.out_len != J.n || J.n > 16384 || !cx_reg_has((int)J.n))
+      return false;  // (a complex signal's stft: the block kernels)
     n = (int)J.n;
     const int T = n / cx_rplan_choose(n).e;
     const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
     if (unit) {
       mode = CX_REG_DIRECT;
       const bool contiguous = R.nd == 0 || (R.nd == 1 && inner_in == n && inner_out == n);
-      if (T * bytes < 32 && contiguous && !J.win_in && !pad && cx_reg_mode_ok(n, CX_REG_STAGED))
+      if (T * bytes < 32 && contiguous && cx_reg_mode_ok(n, CX_REG_STAGED))
         mode = CX_REG_STAGED;
-    } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && !J.win_in && !pad &&
-               cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
+    } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
       mode = CX_REG_COLUMNS;
     } else {
       return false;  // a strided axis without a column tile: the block kernels
