@@ -45,10 +45,60 @@ def cxx_std():
     return "-std=c++20" if (major, minor) >= (2, 14) else "-std=c++17"
 
 
+RTC_GEN = os.path.join(ROOT, "build", "rtc_gen")
+
+
+def write_rtc_sources():
+    """Embeds csrc/cuda/reg_kernels.cuh and the core headers it includes
+    (quoted includes, followed from file to file) as C++ raw strings in
+    build/rtc_gen/complexext_rtc_sources.inc, for the NVRTC programs of
+    csrc/rtc/reg_program.cpp: {"name as included", R"...(text)..."}. Each
+    file must be included under one spelling (NVRTC matches includes by
+    name). Rewritten only when its text changes, so it costs no rebuild."""
+    import re
+    start = os.path.join(ROOT, "csrc", "cuda", "reg_kernels.cuh")
+    order, names, todo = [], {}, [(start, "reg_kernels.cuh")]
+    while todo:
+        path, name = todo.pop(0)
+        path = os.path.normpath(path)
+        if path in names:
+            if names[path] != name:
+                sys.exit("complexext: %s is included as %r and as %r; the NVRTC program "
+                         "needs one name" % (path, names[path], name))
+            continue
+        names[path] = name
+        order.append(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+            todo.append((os.path.join(os.path.dirname(path), inc), inc))
+    delim = "cx_rtc_src"
+    lines = ["// Written by setup.py (write_rtc_sources) from csrc/: do not edit."]
+    for path in order:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if ")" + delim + '"' in text:
+            sys.exit("complexext: %s holds the raw-string delimiter %r" % (path, delim))
+        lines.append('{"%s", R"%s(%s)%s"},' % (names[path], delim, text, delim))
+    out = "\n".join(lines) + "\n"
+    dest = os.path.join(RTC_GEN, "complexext_rtc_sources.inc")
+    os.makedirs(RTC_GEN, exist_ok=True)
+    try:
+        with open(dest, encoding="utf-8") as f:
+            if f.read() == out:
+                return
+    except OSError:
+        pass
+    with open(dest + ".tmp", "w", encoding="utf-8") as f:
+        f.write(out)
+    os.replace(dest + ".tmp", dest)
+
+
 def extension():
     rel = lambda pats: sorted(os.path.relpath(p, ROOT) for pat in pats
                               for p in glob.glob(os.path.join(ROOT, pat)))
-    sources = rel(["csrc/*.cpp", "csrc/cpu/*.cpp"])
+    sources = rel(["csrc/*.cpp", "csrc/cpu/*.cpp", "csrc/rtc/*.cpp"])
+    write_rtc_sources()
     # at::parallel_for is a header template: its "#pragma omp parallel" is
     # compiled into our own objects, and without -fopenmp it silently runs
     # the whole range on the calling thread. Linked with -fopenmp, the
@@ -59,7 +109,8 @@ def extension():
     omp = [] if sys.platform == "darwin" else ["-fopenmp"]
     cxx = ["-O3", cxx_std(), "-ffp-contract=fast", "-fno-math-errno", "-Wno-psabi"] + omp
     use_cuda = want_cuda()
-    kwargs = dict(extra_compile_args={"cxx": cxx}, extra_link_args=list(omp))
+    kwargs = dict(extra_compile_args={"cxx": cxx}, extra_link_args=list(omp),
+                  include_dirs=[RTC_GEN])
     # COMPLEXEXT_SANITIZE=1 (.ci/sanitize only): AddressSanitizer and
     # UndefinedBehaviorSanitizer, any UB fatal; -O1 for a build twice as fast;
     # -fno-wrapv undoes Python's -fwrapv, under which signed overflow goes unchecked.

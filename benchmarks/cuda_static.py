@@ -457,16 +457,25 @@ def analyse_file(path, nvcc, cuobjdump):
         for f in glob.glob(os.path.join(tmp, "*.ptx")):
             with open(f, encoding="utf-8", errors="replace") as fh:
                 ptx.update(parse_ptx(fh.read()))
-        elf_kernels, funcs = parse_elf(_run([cuobjdump, "-elf", cubin]).stdout)
-        sass = parse_sass(_run([cuobjdump, "-sass", cubin], env=_disasm_env(cuobjdump)).stdout)
+        label = os.path.relpath(path, REPO) if path.startswith(REPO) else path
+        return analyse_cubin(cubin, cuobjdump, ptxas, ptx, label)
+
+
+def analyse_cubin(cubin, cuobjdump, ptxas=None, ptx=None, label=None):
+    """The figures of every kernel of one cubin: ptxas's (parse_ptxas of its
+    -v output, given as ptxas) and the PTX's (parse_ptx, given as ptx) where
+    they are known (a cubin from NVRTC: its log under --ptxas-options=-v),
+    the ELF's and the SASS's always."""
+    ptxas, ptx = ptxas or {}, ptx or {}
+    elf_kernels, funcs = parse_elf(_run([cuobjdump, "-elf", cubin]).stdout)
+    sass = parse_sass(_run([cuobjdump, "-sass", cubin], env=_disasm_env(cuobjdump)).stdout)
     names = sorted(set(ptxas) | set(sass))
     dem = demangle(names)
     rows = []
     for mangled in names:
         e = elf_kernels.get(mangled, {})
         x = ptx.get(mangled, {})
-        k = {"file": os.path.relpath(path, REPO) if path.startswith(REPO) else path,
-             "mangled": mangled, "name": dem.get(mangled, mangled)}
+        k = {"file": label or cubin, "mangled": mangled, "name": dem.get(mangled, mangled)}
         k.update({key: ptxas.get(mangled, {}).get(key) for key in
                   ("regs", "stack", "spill_stores", "spill_loads", "smem", "barriers")})
         k["max_threads"] = x.get("reqntid") or x.get("maxntid") or e.get("max_threads")

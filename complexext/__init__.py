@@ -1,6 +1,7 @@
 """complexext: complex32 FFT, STFT and convolution for PyTorch."""
 from ._load import ops as _ops  # noqa: F401  (loads the compiled kernels)
 from . import _registrations  # noqa: F401  (fake kernels, vmap rules, autograd of the ops)
+from . import _rtc  # noqa: F401  (where libnvrtc lies, for the CUDA kernels compiled at first use)
 from . import fft  # noqa: F401
 from ._stft import istft, stft  # noqa: F401
 from . import backends  # noqa: F401

@@ -82,6 +82,30 @@ def test_lengths(name, n, cdtype):
     check(name, run(name, x.cuda(), **kw), scipy_ref(name, x, **kw), cdtype, run(name, x, **kw))
 
 
+# lengths outside the ahead-of-time table that have register kernels: the
+# binding compiles them with NVRTC at first use (docs/cuda.md); rfft of 960
+# and 2400 runs on the kernels of 480 and 1200, 192 (96 a row: too few
+# threads for the real kernels) on the block kernels
+FIRST_USE = [96, 243, 480, 1200, 960, 2400]
+
+
+@pytest.mark.parametrize("cdtype", [torch.complex32, torch.complex64], ids=str)
+@pytest.mark.parametrize("n", FIRST_USE)
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft"])
+def test_lengths_compiled_at_first_use(name, n, cdtype, tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPLEXEXT_CACHE_DIR", str(tmp_path))
+    x = signal(name, (max(2, (1 << 16) // n), n), cdtype, seed=n % 1000)
+    kw = {"n": n, "norm": "ortho"} if c2r_output(name) else {"norm": "ortho"}
+    check(name, run(name, x.cuda(), **kw), scipy_ref(name, x, **kw), cdtype, run(name, x, **kw))
+    got = torch.ops.complexext._cuda_rtc_kernels()
+    built = {(got[i + 1], got[i + 2]) for i in range(0, len(got), 7) if got[i + 6]}
+    failed = [got[i + 1] for i in range(0, len(got), 7) if not got[i + 6]]
+    assert not failed, f"kernels that could not be compiled or loaded: lengths {failed}"
+    half = n // 2 if name in ("rfft", "irfft") else n
+    if name in ("fft", "ifft") or (n % 2 == 0 and half >= 128):
+        assert any(k[0] == half for k in built), f"no kernel of {half} compiled at first use"
+
+
 def views(x):
     """Non-contiguous views of a CUDA tensor, each with a name."""
     yield "transposed", x.transpose(0, 2)

@@ -17,8 +17,12 @@ SMEM = 227 * 1024  # sm_90's shared memory per block
 FIELDS = ["launches", "blocks", "barriers", "gld_bytes", "gst_bytes", "g_accesses", "g_sectors",
           "g_min_sectors", "s_accesses", "s_wavefronts", "s_ideal", "races", "divergent",
           "g_unique_ld_bytes", "g_unique_st_bytes"]
-LENGTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
-           160, 200, 320, 400, 640, 800, 1000, 1600, 2000]
+TABLE = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+         160, 200, 320, 400, 640, 800, 1000, 1600, 2000]
+# lengths the CUDA binding compiles at first use (NVRTC), emulated as a GPU
+# with NVRTC runs them (CX_REG_RTC_SAMPLES in csrc/cpu/reg_emulation.h)
+RTC_SAMPLES = [96, 243, 480, 1200]
+LENGTHS = TABLE + RTC_SAMPLES
 
 
 # The targets: whole sectors (ratio 1.0) and at most 1.05 bank wavefronts
@@ -27,8 +31,9 @@ LENGTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
 # can only improve it; each is an open point of docs/cuda.md ("Open").
 WAVEFRONT_TARGET = 1.05
 OPEN_WAVEFRONTS = {160: 1.1, 200: 1.5, 320: 1.3, 640: 1.2, 800: 1.3, 1000: 1.358,
-                   1600: 1.3, 2000: 1.108}
-OPEN_SECTORS = {200: 1.695, 400: 1.268, 1000: 1.22, 2000: 1.116}  # 10-100 threads a row
+                   1600: 1.3, 2000: 1.108, 243: 1.902, 480: 1.192, 1200: 1.299}
+OPEN_SECTORS = {200: 1.695, 400: 1.268, 1000: 1.22, 2000: 1.116,  # 10-100 threads a row
+                243: 1.49}
 OPEN_STRIDED = {1000: (2.0, 1.0), 4096: (1.75, 4.0)}  # (wavefronts, sectors) of the tile
 
 
@@ -42,12 +47,24 @@ check = check_precision
 
 def test_every_table_length_has_a_plan():
     for n in LENGTHS:
+        assert ops._gpu_reg_ahead_of_time(n) == (n in TABLE), n
         p = ops._gpu_reg_plan(n)
         assert p, n
         e, t = p[0], p[1]
         assert e * t == n and e <= 32 and t <= 512
         assert int(np.prod(p[5:])) == n and all(e % r == 0 for r in p[5:])
     assert ops._gpu_reg_plan(17) == [] and ops._gpu_reg_plan(4099) == []
+
+
+def test_other_lengths_with_a_plan_take_the_block_kernels_here():
+    """720 has a register plan but neither the table nor the emulation has
+    its kernel (a GPU compiles it at first use): the block kernels take it."""
+    assert ops._gpu_reg_plan(720) and not ops._gpu_reg_ahead_of_time(720)
+    x = data((3, 720), torch.complex32, 7)
+    counters()
+    got = ops._gpu_emulated_fft_c2c(x, [1], 0, True, SMEM, 256, 0)
+    assert counters()["launches"] == 0
+    check(got, sf.fft(to_numpy(x), axis=1), torch.complex32)
 
 
 @pytest.mark.parametrize("n", LENGTHS)
@@ -136,7 +153,7 @@ REAL_LENGTHS = [2 * h for h in REAL_HALVES]
 # docs/cuda.md, "Open".
 OPEN_REAL = {320: (1.0, 1.071), 400: (1.247, 1.415), 640: (1.0, 1.178), 800: (1.077, 1.127),
              1280: (1.0, 1.15), 1600: (1.061, 1.266), 2000: (1.045, 1.286), 3200: (1.016, 1.2),
-             4000: (1.0, 1.072)}
+             4000: (1.0, 1.072), 486: (1.278, 1.733), 960: (1.0, 1.142), 2400: (1.046, 1.274)}
 
 
 def real_rows_fit_sectors(c, n):

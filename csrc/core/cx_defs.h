@@ -36,6 +36,10 @@
 typedef long cx_i64;
 typedef uint cx_u32;
 typedef ushort cx_u16;
+#elif defined(__CUDACC_RTC__)
+typedef long long cx_i64;  // NVRTC: no __INT64_TYPE__ (64 bits, as on the host)
+typedef unsigned int cx_u32;
+typedef unsigned short cx_u16;
 #else
 typedef __INT64_TYPE__ cx_i64;  // the same type as int64_t
 typedef unsigned int cx_u32;

@@ -11,11 +11,50 @@
 typedef half cx_half_t;
 CX_FN float cx_half_to_float(cx_half_t h) { return float(h); }
 CX_FN cx_half_t cx_float_to_half(float f) { return half(f); }
+#elif defined(CX_CUDA) && defined(__CUDACC_RTC__)
+// NVRTC (kernels compiled at first use): no cuda_fp16.h, the conversions in PTX.
+typedef cx_u16 cx_half_t;
+CX_FN float cx_half_to_float(cx_half_t h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+CX_FN cx_half_t cx_float_to_half(float f) {
+  cx_half_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+// A pair of fp16 values as one 32-bit word (the first in the low half).
+CX_FN float2 cx_h2_to_f2(cx_u32 w) {
+  float2 f;
+  asm("{\n\t.reg .b16 lo, hi;\n\tmov.b32 {lo, hi}, %2;\n\t"
+      "cvt.f32.f16 %0, lo;\n\tcvt.f32.f16 %1, hi;\n\t}"
+      : "=f"(f.x), "=f"(f.y) : "r"(w));
+  return f;
+}
+CX_FN cx_u32 cx_f2_to_h2(float a, float b) {
+  cx_u32 w;
+#if __CUDA_ARCH__ >= 800
+  asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(w) : "f"(a), "f"(b));  // a in the low half
+#else
+  asm("{\n\t.reg .b16 lo, hi;\n\tcvt.rn.f16.f32 lo, %1;\n\tcvt.rn.f16.f32 hi, %2;\n\t"
+      "mov.b32 %0, {lo, hi};\n\t}"
+      : "=r"(w) : "f"(a), "f"(b));
+#endif
+  return w;
+}
 #elif defined(CX_CUDA)
 #include <cuda_fp16.h>
 typedef cx_u16 cx_half_t;
 CX_FN float cx_half_to_float(cx_half_t h) { return __half2float(__ushort_as_half(h)); }
 CX_FN cx_half_t cx_float_to_half(float f) { return __half_as_ushort(__float2half_rn(f)); }
+CX_FN float2 cx_h2_to_f2(cx_u32 w) {
+  return __half22float2(*reinterpret_cast<const __half2*>(&w));
+}
+CX_FN cx_u32 cx_f2_to_h2(float a, float b) {
+  const __half2 h = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const cx_u32*>(&h);
+}
 #else
 typedef cx_u16 cx_half_t;
 

@@ -189,7 +189,7 @@ CX_FN cx_i64 cx_reg_pad_src(cx_i64 i, cx_i64 L, int mode) {
 template <typename S>
 CX_FN cx<S> cx_reg_ld(const CX_GLOBAL cx_half_t* p, cx_i64 i) {
 #if defined(CX_CUDA)
-  const float2 f = __half22float2(reinterpret_cast<const __half2*>(p)[i]);
+  const float2 f = cx_h2_to_f2(reinterpret_cast<const CX_GLOBAL cx_u32*>(p)[i]);
   return cx_make<S>((S)f.x, (S)f.y);
 #else
   cx_emu_note(0, p + 2 * i, 4);
@@ -219,7 +219,7 @@ CX_FN cx<S> cx_reg_ld(const CX_GLOBAL double* p, cx_i64 i) {
 template <typename S>
 CX_FN void cx_reg_st(CX_GLOBAL cx_half_t* p, cx_i64 i, cx<S> z) {
 #if defined(CX_CUDA)
-  reinterpret_cast<__half2*>(p)[i] = __floats2half2_rn((float)z.re, (float)z.im);
+  reinterpret_cast<CX_GLOBAL cx_u32*>(p)[i] = cx_f2_to_h2((float)z.re, (float)z.im);
 #else
   cx_emu_note(1, p + 2 * i, 4);
   p[2 * i] = cx_float_to_half((float)z.re);
@@ -310,6 +310,10 @@ CX_CFN bool cx_reg_has(int n) {
 #undef CX_REG_HAS
   return false;
 }
+
+// Whether n has a register kernel at all: compiled ahead of time
+// (cx_reg_has), or one the CUDA binding can compile at first use (NVRTC).
+CX_CFN bool cx_reg_plannable(int n) { return n >= 2 && n <= 16384 && cx_rplan_choose(n).np > 0; }
 
 // Rows per block: a power of two giving about 256 threads while the rows
 // fit 32 KiB of fp32 values; a column tile takes up to 16 rows (whole

@@ -253,7 +253,7 @@ std::vector<double> emu_counters(bool reset) {
 // [elements per thread, threads per row, rows per block in the direct,
 // staged and column modes (0: not compiled), radices...].
 std::vector<int64_t> reg_plan(int64_t n) {
-  if (n < 1 || n > 16384 || !cx_reg_has((int)n)) return {};
+  if (n < 1 || n > 16384 || !cx_reg_plannable((int)n)) return {};
   const cx_rplan p = cx_rplan_choose((int)n);
   std::vector<int64_t> out = {p.e, n / p.e};
   for (int mode : {CX_REG_DIRECT, CX_REG_STAGED, CX_REG_COLUMNS})
@@ -261,6 +261,10 @@ std::vector<int64_t> reg_plan(int64_t n) {
   for (int i = 0; i < p.np; ++i) out.push_back(p.r[i]);
   return out;
 }
+
+// Whether n's register kernel is compiled ahead of time (CX_REG_LENGTHS);
+// other lengths with a plan are compiled at first use on a GPU.
+bool reg_ahead_of_time(int64_t n) { return n >= 1 && n <= 16384 && cx_reg_has((int)n); }
 
 }  // namespace
 
@@ -281,6 +285,7 @@ TORCH_LIBRARY_FRAGMENT(complexext, m) {
         "int seed) -> Tensor");
   m.def("_gpu_emulation_counters(bool reset) -> float[]", &emu_counters);
   m.def("_gpu_reg_plan(int n) -> int[]", &reg_plan);
+  m.def("_gpu_reg_ahead_of_time(int n) -> bool", &reg_ahead_of_time);
 }
 
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {

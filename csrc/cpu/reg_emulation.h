@@ -69,10 +69,18 @@ bool run_kernel(const cx_reg_args<S>& A) {
 // and UBSan takes most of the CI time) one length of each kind: a staged and a
 // one-row-a-thread length, powers of two in one and two passes, and the
 // composites 400 and 1000. Other lengths then take the block kernels.
+//
+// Beside the table, a few lengths that no CUDA file instantiates and the
+// binding compiles at first use (NVRTC, from the same template): a staged
+// row of radices 24 and 4 (96), an odd length (243 = 27 x 9), five passes
+// (480 = 30 x 2^4) and four (1200 = 30 x 10 x 2 x 2). The emulation runs
+// them as a GPU with NVRTC would; any other length outside the table takes
+// the block kernels here.
+#define CX_REG_RTC_SAMPLES(X) X(96) X(243) X(480) X(1200)
 #ifdef COMPLEXEXT_REG_EMU_FEW
-#define CX_REG_EMU_LENGTHS(X) X(16) X(64) X(256) X(400) X(1000) X(4096)
+#define CX_REG_EMU_LENGTHS(X) X(16) X(64) X(256) X(400) X(1000) X(4096) X(480)
 #else
-#define CX_REG_EMU_LENGTHS(X) CX_REG_LENGTHS(X)
+#define CX_REG_EMU_LENGTHS(X) CX_REG_LENGTHS(X) CX_REG_RTC_SAMPLES(X)
 #endif
 
 template <typename S, typename Ti, typename To>

@@ -32,6 +32,8 @@
 #include <mutex>
 #include <tuple>
 
+#include "../rtc/nvrtc.h"
+#include "../rtc/reg_program.h"
 #include "launch.h"
 #include "ops_driver.h"
 #include "stft_driver.h"
@@ -52,6 +54,22 @@ using TableKey = std::tuple<int, bool, int64_t, bool>;
 // had run an FFT on a GPU (c10 throws from SetDevice in a destructor).
 std::mutex& tables_mu = *new std::mutex;
 std::map<TableKey, Tables>& tables_cache = *new std::map<TableKey, Tables>;
+
+// Register kernels of the lengths outside CX_REG_LENGTHS, compiled with
+// NVRTC at first use (csrc/rtc/: from the same headers, cached on disk),
+// one per (architecture, length, mode, compute and storage types). A
+// kernel that cannot be compiled or loaded (no libnvrtc, an old driver) is
+// remembered as missing, with one warning, and its length stays on the
+// block kernels. COMPLEXEXT_CUDA_RTC=0 switches this off (read at each call,
+// like COMPLEXEXT_CUDA_REG). Never destroyed, as tables_cache above.
+struct RtcEntry {
+  void* handle = nullptr;  // null: could not be built
+  int rows_per_block = 0, threads = 0;
+  long long smem = 0;
+};
+using RtcKey = std::tuple<int, int, int, int, int, int>;  // arch, n, mode, fp64, ti, to
+std::mutex& rtc_mu = *new std::mutex;
+std::map<RtcKey, RtcEntry>& rtc_cache = *new std::map<RtcKey, RtcEntry>;
 
 struct CudaExec {
   const char* name;
@@ -123,16 +141,66 @@ struct CudaExec {
     if (!reg_enabled()) return false;
     const int code = ti == 1 && to == 1 ? cx_cuda_reg_f32_float(&A, n, mode, stream)
                                         : cx_cuda_reg_f32_half(&A, n, mode, ti, to, stream);
-    if (code == -1) return false;
+    if (code == -1) return rtc_reg(&A, A.nrows, n, mode, 0, ti, to);
     check(code);
     return true;
   }
   bool reg(const cx_reg_args<double>& A, int n, int mode, int, int) {
     if (!reg_enabled()) return false;
     const int code = cx_cuda_reg_f64(&A, n, mode, stream);
-    if (code == -1) return false;
+    if (code == -1) return rtc_reg(&A, A.nrows, n, mode, 1, 2, 2);
     check(code);
     return true;
+  }
+  static bool rtc_enabled() {
+    const char* e = std::getenv("COMPLEXEXT_CUDA_RTC");
+    return e == nullptr || std::strcmp(e, "0") != 0;
+  }
+  // The kernel of (n, mode, types) compiled at first use, launched on the
+  // rows of args; false (nothing launched) where there is none. While the
+  // stream is captured into a graph a kernel is not compiled: the length
+  // then takes the block kernels (warm up before capturing, as for tables).
+  bool rtc_reg(const void* args, int64_t nrows, int n, int mode, int f64, int ti, int to) {
+    if (!rtc_enabled() || !rtc::reg_program_possible(n, mode)) return false;
+    int arch = 0;
+    check(cx_cuda_device_arch(&arch));
+    const RtcKey key(arch, n, mode, f64, ti, to);
+    RtcEntry e;
+    {
+      std::lock_guard<std::mutex> g(rtc_mu);
+      auto it = rtc_cache.find(key);
+      if (it == rtc_cache.end()) {
+        if (capturing()) return false;
+        it = rtc_cache.emplace(key, rtc_build(n, mode, f64, ti, to, arch)).first;
+        rtc::note_kernel(arch, n, mode, f64, ti, to, it->second.handle != nullptr);
+      }
+      e = it->second;
+    }
+    if (!e.handle) return false;
+    check(cx_cuda_rtc_launch(e.handle, args, (nrows + e.rows_per_block - 1) / e.rows_per_block,
+                             e.threads, e.smem, stream));
+    return true;
+  }
+  RtcEntry rtc_build(int n, int mode, int f64, int ti, int to, int arch) const {
+    RtcEntry e;
+    const rtc::RegProgram P = rtc::reg_program(n, mode, f64, ti, to);
+    rtc::Image im;
+    std::string err;
+    int code = 0;
+    if (rtc::compile(P, arch, false, im, &err)) {
+      code = cx_cuda_rtc_load(im.data.data(), im.lowered.c_str(), &e.handle);
+      if (code != 0) err = std::string("loading it: ") + cx_cuda_error_string(code);
+    }
+    if (!e.handle) {
+      TORCH_WARN(name, ": the register kernel of length ", n, " (mode ", mode,
+                 ") could not be compiled at first use on ", device, "; the block kernels take "
+                 "this length. ", err);
+      return RtcEntry{};
+    }
+    e.rows_per_block = P.rows_per_block;
+    e.threads = P.threads;
+    e.smem = P.smem;
+    return e;
   }
   void block(const cx_block_job<float>& J, int ti, int to) {
     check(cx_cuda_block_f32(&J, ti, to, stream));

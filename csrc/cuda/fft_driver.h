@@ -10,7 +10,8 @@
 //   void block(const cx_block_job<S>&, ti, to)          one-pass block kernel
 //   void rows(const cx_block_job<S>&, phase, io, cx<S>* work, ldw)  row phase
 //   bool reg(const cx_reg_args<S>&, n, mode, ti, to)   register kernel of
-//        length n (cx_reg_fft.h); false when it has none or is switched off
+//        length n (cx_reg_fft.h); false when it has none (not compiled ahead
+//        of time nor at first use) or is switched off
 // ti/to/io: storage of the scalars, 0 fp16, 1 fp32, 2 fp64.
 #pragma once
 #include <ATen/ATen.h>
@@ -149,7 +150,8 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   const bool unit = J.in_stride == 1 && J.out_stride == 1;
   int n = 0;
   if (J.kind == CX_JOB_C2C) {
-    if (J.win_in || J.win_out || pad || J.out_len != J.n || J.n > 16384 || !cx_reg_has((int)J.n))
+    if (J.win_in || J.win_out || pad || J.out_len != J.n || J.n > 16384 ||
+        !cx_reg_plannable((int)J.n))
       return false;  // (a complex signal's stft: the block kernels)
     n = (int)J.n;
     const int T = n / cx_rplan_choose(n).e;
@@ -166,7 +168,8 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
     }
   } else {
     // even real rows as pairs of samples: whole, aligned pairs on the real side
-    if (J.n % 2 != 0 || J.n / 2 > 16384 || !cx_reg_has((int)(J.n / 2)) || !unit) return false;
+    if (J.n % 2 != 0 || J.n / 2 > 16384 || !cx_reg_plannable((int)(J.n / 2)) || !unit)
+      return false;
     if (J.conj_in || J.conj_out) return false;
     n = (int)(J.n / 2);
     const bool r2c = J.kind == CX_JOB_R2C;

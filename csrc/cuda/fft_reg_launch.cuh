@@ -6,36 +6,11 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "../core/cx_reg_fft.h"
 #include "launch.h"
+#include "reg_kernels.cuh"
 #include "smem_limit.cuh"
 
 namespace {
-
-// N and EPT lead the template arguments: benchmarks/cuda_static.py reads
-// them from the kernel's name to report instructions per element.
-template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * (N / EPT))
-    reg_fft_kernel(const cx_reg_args<S> A) {
-  using Sh = cx_reg_shape<N, RPB, MODE>;
-  static_assert(Sh::E == EPT, "reg_fft_kernel: EPT does not match the plan");
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
-                                         reinterpret_cast<cx<S>*>(smem_raw));
-}
-
-// The real transforms of 2N samples (MODE CX_REG_R2C or CX_REG_C2R) on the
-// complex kernel of length N; a name of their own, since their elements are
-// not the c2c kernels' (benchmarks/cuda_static.py).
-template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * (N / EPT))
-    reg_real_kernel(const cx_reg_args<S> A) {
-  using Sh = cx_reg_shape<N, RPB, MODE>;
-  static_assert(Sh::E == EPT, "reg_real_kernel: EPT does not match the plan");
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
-                                         reinterpret_cast<cx<S>*>(smem_raw));
-}
 
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
 auto reg_kernel_of() {

@@ -26,6 +26,16 @@ int cx_cuda_reg_f32_half(const cx_reg_args<float>* A, int n, int mode, int ti, i
 int cx_cuda_reg_f32_float(const cx_reg_args<float>* A, int n, int mode, void* stream);
 int cx_cuda_reg_f64(const cx_reg_args<double>* A, int n, int mode, void* stream);
 
+// Register kernels compiled at first use (NVRTC, csrc/rtc/; rtc_launch.cu):
+// the current device's compute capability (10 * major + minor); a kernel
+// loaded from a cubin or PTX image, by its mangled name (*handle: kept for
+// the process); a launch of it on blocks x threads with smem bytes of
+// dynamic shared memory, its one argument the cx_reg_args at args.
+int cx_cuda_device_arch(int* arch);
+int cx_cuda_rtc_load(const void* image, const char* lowered, void** handle);
+int cx_cuda_rtc_launch(void* handle, const void* args, long long blocks, int threads,
+                       long long smem, void* stream);
+
 // One row phase (CX_PH_LOAD, _CHIRP_IN, _POINTWISE, _CHIRP_OUT, _STORE) of
 // every row of J, row r's buffer at work + r*ldw; io_type the storage read
 // (load) or written (store).
