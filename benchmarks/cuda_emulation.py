@@ -147,7 +147,10 @@ def kernel_name(n):
     p = ops._gpu_reg_plan(n)
     if not p:
         return "block"
-    return f"reg {p[0]}x{p[1]} " + "*".join(str(r) for r in p[5:])
+    np_ = (len(p) - 5) // 2  # [E, T, rows per block x3, radices, butterflies a thread]
+    idle = any(r * b * p[1] != n for r, b in zip(p[5:5 + np_], p[5 + np_:]))
+    return (f"reg {p[0]}x{p[1]} " + "*".join(str(r) for r in p[5:5 + np_]) +
+            (" (idle)" if idle else ""))
 
 
 def main(argv=None):

@@ -63,7 +63,7 @@ def main(argv=None):
     scalar, ti, to = TYPES[a.types]
     print(f"NVRTC {version // 1000}.{version % 1000 // 10} ({where}), sm_{a.arch}, "
           f"storage {a.types}")
-    hdr = ("n", "mode", "E x T, radices", "regs", "stack", "instr", "instr/elem", "warps/SM",
+    hdr = ("n", "mode", "E x T, radix/butterflies", "regs", "stack", "instr", "instr/elem", "warps/SM",
            "checks")
     rows, bad = [], 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +74,10 @@ def main(argv=None):
                 continue
             e, t = plan[0], plan[1]
             mode = MODES[a.mode] if a.mode else (1 if t < 8 else 0)
-            shape = f"{e} x {t}, " + " ".join(map(str, plan[5:]))
+            np_ = (len(plan) - 5) // 2
+            shape = f"{e} x {t}, " + " ".join(
+                f"{r}" + (f"/{b}" if b * r != e else "")
+                for r, b in zip(plan[5:5 + np_], plan[5 + np_:]))
             try:
                 ok, log, lowered, cubin, _, _, image = ops._rtc_compile(n, mode, scalar, ti, to,
                                                                         a.arch, True)
@@ -98,7 +101,7 @@ def main(argv=None):
                 "ok" + (" (low " + ",".join(soft) + ")" if soft else ""))
             if scalar == 1:
                 verdict = "float64 (not checked)"
-            ipe = k["instructions"] / e
+            ipe = k["instructions_per_element"]
             rows.append((n, mode, shape, k["regs"], k["stack"], k["instructions"], f"{ipe:.1f}",
                          k["warps_per_sm"], verdict))
     widths = [max(len(str(r[i])) for r in rows + [hdr]) for i in range(len(hdr))]

@@ -25,7 +25,9 @@ and derives the occupancy on sm_90 of a block of the max-threads size
 (registers, static plus manifest-given dynamic shared memory, warp and
 block limits), the loads in flight per SM (resident threads x bytes each
 thread loads before its first butterfly) and, for reg_fft_kernel<N, EPT,
-...> kernels, the static instructions per element (instructions / EPT).
+RPB, ...> kernels, the static instructions per element (instructions / (N /
+T), T = threads / RPB the threads of a row: EPT where no pass has idle
+butterflies).
 
 Checks, on every kernel that is not a float64 instantiation (no `double`
 among the template arguments of its demangled name): stack frame 0; no
@@ -106,8 +108,8 @@ MANIFEST = {
     r"\breg_fft_kernel<1000, 20, \d+, 0,": {
         "open": {"ipe": "three passes of computed twiddles (about 95 per element)"}},
     # The column tiles (mode 2) of lengths whose rows take 50 or more
-    # threads hold 16 rows in registers: fewer than 16 warps fit an SM.
-    r"\breg_fft_kernel<(1000|2000), 20, \d+, 2,": {
+    # threads hold 8-16 rows in registers: fewer than 16 warps fit an SM.
+    r"\breg_fft_kernel<((1000|2000), 20|1200, 25), \d+, 2,": {
         "open": {"warps": "16-row column tile of a 50- or 100-thread row",
                  "ipe": "three passes of computed twiddles"}},
     r"\breg_fft_kernel<(400), 20, \d+, 2,": {
@@ -119,6 +121,10 @@ MANIFEST = {
     # tool takes its first FMUL for the first butterfly.
     r"\breg_fft_kernel<64, 16, \d+, 1,": {
         "open": {"inflight": "twiddle arithmetic scheduled above the staged loads"}},
+    # The c2r of 960 from fp32 bins: 32 values a thread and the fold beside
+    # them take more registers than 16 warps leave (fp16 bins: 128, 16 warps).
+    r"\breg_real_kernel<480, 32, \d+, 4, float, float,": {
+        "open": {"warps": "c2r of 960 from fp32 bins: registers"}},
     r"\breg_fft_kernel<": {"enforce": True},
     r"\breg_real_kernel<": {"enforce": True},
     # ola.cu launches both with kThreads = 256 and no dynamic shared memory.
@@ -130,7 +136,8 @@ CHECKS = ["stack", "spill", "local", "div64", "g16", "regs", "warps", "inflight"
 
 BUTTERFLY_OPS = {"FADD", "FFMA", "FMUL", "DADD", "DFMA", "DMUL"}
 REG_FFT_RE = re.compile(
-    r"\breg_fft_kernel<\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*\s*,\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*")
+    r"\breg_fft_kernel<\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*\s*,\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*"
+    r"(?:\s*,\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*)?")
 DIV64_RE = re.compile(r"(div|rem)_?[su]?64|[su]64_?(div|rem)|__internal.*[su]64", re.I)
 
 
@@ -518,7 +525,13 @@ def evaluate(k, manifest):
     k["loads_in_flight"] = occ["threads_per_sm"] * k["load_bytes_before_butterfly"]
     m = REG_FFT_RE.search(k["name"])
     k["n"], k["ept"] = (int(m.group(1)), int(m.group(2))) if m else (None, None)
-    k["instructions_per_element"] = (k["instructions"] / k["ept"]) if k["ept"] else None
+    # values a thread transforms: N / T, T = block threads / rows per block
+    # (EPT, the registers a thread holds, for a plan without idle butterflies)
+    k["elements_per_thread"] = k["ept"]
+    if m and m.group(3) and k["max_threads"]:
+        k["elements_per_thread"] = k["n"] * int(m.group(3)) / k["max_threads"]
+    k["instructions_per_element"] = (k["instructions"] / k["elements_per_thread"]
+                                     if k["elements_per_thread"] else None)
     k["float64"] = is_float64(k["name"])
     k["enforced"] = manifest["enforce"] and not k["float64"]
 

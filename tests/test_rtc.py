@@ -96,11 +96,12 @@ def compile_and_read(n, mode, scalar, ti, to, tmp_path):
     return cs.evaluate(rows[0], cs.manifest_for(rows[0]["name"]))
 
 
-# Lengths of each kind outside the table: staged rows, an odd length, five
-# and four passes, a tile of columns, the real kernels (r2c of 960, c2r of 1200).
-FIRST_USE = [(96, STAGED, 0, 0, 0), (243, DIRECT, 0, 0, 0), (480, DIRECT, 0, 0, 0),
-             (1200, DIRECT, 0, 1, 0), (1200, COLUMNS, 0, 1, 1), (480, R2C, 0, 0, 0),
-             (600, C2R, 0, 0, 0), (480, DIRECT, 1, 2, 2)]
+# Lengths of each kind outside the table: staged rows (one with idle
+# butterflies), an odd length, two and three passes with idle butterflies,
+# a tile of columns, the real kernels (r2c of 1440, c2r of 1200).
+FIRST_USE = [(96, STAGED, 0, 0, 0), (105, STAGED, 0, 0, 0), (243, DIRECT, 0, 0, 0),
+             (720, DIRECT, 0, 0, 0), (1920, DIRECT, 0, 1, 0), (1920, COLUMNS, 0, 1, 1),
+             (720, R2C, 0, 0, 0), (600, C2R, 0, 0, 0), (720, DIRECT, 1, 2, 2)]
 
 
 @needs_nvrtc

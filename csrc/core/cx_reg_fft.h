@@ -2,28 +2,33 @@
 // CUDA kernels of csrc/cuda/fft_reg*.cu, which the CPU tests run thread by
 // thread (csrc/cpu/reg_emulation.cpp) with every memory access counted.
 //
-// A row of N complex values is held by T = N / E threads, E values each in
-// registers; thread t holds elements t + T*s (s < E), the "natural" layout.
-// The passes of radices R_0 .. R_{P-1} (each dividing E, product N) are
-// Stockham passes whose input is always in the natural layout:
+// A row of N complex values is held by T threads, at most E values each in
+// registers. The passes of radices R_0 .. R_{P-1} (product N) are Stockham
+// passes; in pass i thread t owns butterflies j = t + T*b, b < B_i, and
+// holds their inputs j + (N/R_i)*r in slots b + r*B_i: the layout of pass i.
+// A butterfly with j >= N/R_i is idle (when T*B_i > N/R_i: 480 = 15 x 32 on
+// 16 threads, 15 of them busy in the radix-32 pass), and B_i * R_i <= E.
+// Where every R_i divides E and T = N/E (an exact plan), B_i = E/R_i and
+// every pass's layout is the "natural" one, element t + T*s in slot s.
 //
-//   v = load(x[t + T*s])                       all E loads before any arithmetic
+//   v = load(pass 0's layout)                  all loads before any arithmetic
 //   for pass i (radix R, ns = R_0 ... R_{i-1}):
-//     for b < E/R:  j = t + T*b, k = j % ns
-//       u[r] = v[b + r*E/R] * w^(r*k),  w = exp(-2 pi i k / (ns*R))
+//     for b < B_i:  j = t + T*b, k = j % ns
+//       u[r] = v[b + r*B_i] * w^(r*k),  w = exp(-2 pi i k / (ns*R))
 //       u = DFT_R(u)                       (constants as immediates)
 //       element (j/ns)*ns*R + k + r*ns  <-  u[r]
 //     exchange through shared memory (unless last): write those elements,
-//     barrier, read the natural layout back, barrier
-//   y[t + T*s] = scale * v[s]                  the last pass ends in the natural layout
+//     barrier, read pass i+1's layout, barrier
+//   y = scale * v                              the last pass's outputs j + r*N/R are
+//                                              its own layout: stored from there
 //
 // Three ways to meet global memory (MODE):
 //   CX_REG_DIRECT:  rows along a unit-stride axis, T * element size >= 32 bytes:
 //                   lane-consecutive threads read consecutive elements;
 //   CX_REG_STAGED:  rows whose T is too small for whole sectors: the block's
 //                   rows are read flat (thread g takes elements g + BT*i of the
-//                   block's RPB*N) into shared memory, then read in the
-//                   natural layout; the store mirrors it;
+//                   block's RPB*N) into shared memory, then read in pass 0's
+//                   layout; the store mirrors it;
 //   CX_REG_COLUMNS: a strided axis whose neighbouring rows are adjacent in
 //                   memory: lanes take neighbouring rows (a tile of RPB
 //                   columns), so a warp reads whole sectors across rows.
@@ -69,9 +74,14 @@ CX_CFN int cx_reg_access(int mode) { return mode >= CX_REG_R2C ? CX_REG_DIRECT :
 
 // ---- plan: elements per thread and radices, chosen at compile time ---------------
 #define CX_REG_MAX_PASSES 16
+// t threads a row; pass i: radix r[i], b[i] butterflies a thread (j = t +
+// T*b for b < b[i], those with j >= n / r[i] idle), so b[i] * r[i] <= e
+// registers in use. An exact plan (t * e == n, every r[i] dividing e) has
+// every butterfly busy and b[i] = e / r[i].
 struct cx_rplan {
-  int n = 0, e = 0, np = 0;
+  int n = 0, e = 0, np = 0, t = 0;
   int r[CX_REG_MAX_PASSES] = {};
+  int b[CX_REG_MAX_PASSES] = {};
 };
 
 CX_CFN int cx_rgcd(int a, int b) {
@@ -97,18 +107,79 @@ CX_CFN cx_rplan cx_rplan_with(int n, int e) {
       p.np = 0;
       return p;
     }
+    p.b[p.np] = e / R;
     p.r[p.np++] = R;
     rest /= R;
   }
   if (n == 1) p.np = 0;
+  p.t = n / e;
   return p;
 }
 
-// The plan of n: fewest passes, then e nearest 16, over e | n with e <= 32
+// Cost of a plan in units of one exact pass over the row: each pass its
+// registers' worth (t * b * r / n: idle butterflies cost as busy ones), each
+// exchange half a pass (x 1000).
+CX_CFN int cx_rplan_cost(const cx_rplan& p) {
+  int c = 0;
+  for (int i = 0; i < p.np; ++i) c += (int)((long long)p.t * p.b[i] * p.r[i] * 1000 / p.n);
+  return c + 500 * (p.np - 1);
+}
+
+// The plan of radices r[0..np) with t threads a row (b[i] = ceil(n / (r[i] t))),
+// np = 0 if a pass would hold more than 32 values a thread.
+CX_CFN cx_rplan cx_rplan_idle_with(int n, const int* r, int np, int t) {
+  cx_rplan p;
+  p.n = n;
+  p.t = t;
+  p.np = np;
+  for (int i = 0; i < np; ++i) {
+    p.r[i] = r[i];
+    p.b[i] = (n / r[i] + t - 1) / t;
+    if (p.b[i] * r[i] > 32) p.np = 0;
+    if (p.b[i] * r[i] > p.e) p.e = p.b[i] * r[i];
+  }
+  return p;
+}
+
+// The cheapest plan of np = 2 or 3 passes over radices that need not divide
+// one count of values a thread: for each sequence of radices up to 32 (the
+// last one the quotient), the thread counts that make one pass exact.
+// np = 0 if there is none.
+CX_CFN cx_rplan cx_rplan_idle(int n, int np) {
+  cx_rplan best;
+  best.n = n;
+  int rad[3] = {};
+  for (int a = 2; a <= 32; ++a) {
+    if (n % a != 0 || !cx_kdft_ok(a)) continue;
+    for (int c = 2; c <= 32; ++c) {
+      if ((n / a) % c != 0 || !cx_kdft_ok(c)) continue;
+      const int last = n / a / c;
+      if (np == 2 ? last != 1 : (last < 2 || last > 32 || !cx_kdft_ok(last))) continue;
+      rad[0] = a;
+      rad[1] = c;
+      rad[2] = last;
+      for (int i = 0; i < np; ++i) {
+        for (int m = 1; m * rad[i] <= 32; ++m) {
+          if ((n / rad[i]) % m != 0) continue;
+          const int t = n / rad[i] / m;
+          if (t > 512) continue;
+          const cx_rplan p = cx_rplan_idle_with(n, rad, np, t);
+          if (p.np == 0) continue;
+          const int de = p.e > 16 ? p.e - 16 : 16 - p.e, db = best.e > 16 ? best.e - 16 : 16 - best.e;
+          const int cp = cx_rplan_cost(p), cb = best.np ? cx_rplan_cost(best) : 0;
+          if (best.np == 0 || cp < cb || (cp == cb && de < db)) best = p;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+// The exact plan of n: fewest passes, then e nearest 16, over e | n with e <= 32
 // (16 up to n = 64, where one pass of 32 in one thread would hold too many
 // registers) and at most 512 threads per row. np = 0: no register plan (n has a prime
 // factor above 13, or n is 1 or above 16384).
-CX_CFN cx_rplan cx_rplan_choose(int n) {
+CX_CFN cx_rplan cx_rplan_exact(int n) {
   cx_rplan best;
   best.n = n;
   if (n < 2 || n > 16384) return best;
@@ -119,6 +190,24 @@ CX_CFN cx_rplan cx_rplan_choose(int n) {
     if (p.np == 0) continue;
     const int de = e > 16 ? e - 16 : 16 - e, db = best.e > 16 ? best.e - 16 : 16 - best.e;
     if (best.np == 0 || p.np < best.np || (p.np == best.np && de < db)) best = p;
+  }
+  return best;
+}
+
+// The plan of n: the exact plan, unless one with idle butterflies in a pass
+// costs less (cx_rplan_cost): 480 = 15 x 32 on 16 threads (the radix-32 pass
+// with 15 of 16 threads busy) rather than 30 x 2^4 in five passes. Only
+// fewer passes can cost less, so rows of n <= 1024 are tried in two and
+// plans of four passes or more in three.
+CX_CFN cx_rplan cx_rplan_choose(int n) {
+  const cx_rplan ex = cx_rplan_exact(n);
+  if (n > 16384 || n <= 64) return ex;
+  cx_rplan best = ex;
+  for (int np = 2; np <= 3; ++np) {
+    if (np == 2 && n > 1024) continue;
+    if (ex.np != 0 && ex.np <= np) continue;
+    const cx_rplan p = cx_rplan_idle(n, np);
+    if (p.np != 0 && (best.np == 0 || cx_rplan_cost(p) < cx_rplan_cost(best))) best = p;
   }
   return best;
 }
@@ -301,7 +390,7 @@ CX_CFN int cx_reg_pitch_base(int n) { return (n + n / 8 + 1) | 1; }
 // emulation instantiate the same list).
 #define CX_REG_LENGTHS(X)                                                                        \
   X(16) X(32) X(64) X(128) X(256) X(512) X(1024) X(2048) X(4096) X(8192) X(16384) X(160)         \
-  X(200) X(320) X(400) X(640) X(800) X(1000) X(1600) X(2000)
+  X(200) X(320) X(400) X(480) X(640) X(800) X(960) X(1000) X(1200) X(1600) X(2000)
 
 CX_CFN bool cx_reg_has(int n) {
 #define CX_REG_HAS(N) \
@@ -311,16 +400,16 @@ CX_CFN bool cx_reg_has(int n) {
   return false;
 }
 
-// Whether n has a register kernel at all: compiled ahead of time
-// (cx_reg_has), or one the CUDA binding can compile at first use (NVRTC).
-CX_CFN bool cx_reg_plannable(int n) { return n >= 2 && n <= 16384 && cx_rplan_choose(n).np > 0; }
+// Any other length with a register plan (cx_rplan_choose(n).np > 0; on the
+// host, cx_reg_plan_host in cx_reg_plans.h) has a kernel the CUDA binding
+// compiles at first use (NVRTC).
 
 // Rows per block: a power of two giving about 256 threads while the rows
 // fit 32 KiB of fp32 values; a column tile takes up to 16 rows (whole
 // sectors across neighbouring rows) while the block stays within 512
 // threads, so that 128 registers a thread still fit 16 warps per SM.
-CX_CFN int cx_reg_rpb(int n, int mode) {
-  const int t = n / cx_rplan_choose(n).e;
+CX_CFN int cx_reg_rpb_of(const cx_rplan& p, int mode) {
+  const int n = p.n, t = p.t;
   int want = 256 / t;
   const int by_smem = 32768 / (8 * (cx_reg_pitch_base(n) + 16));
   if (want > by_smem) want = by_smem;
@@ -331,17 +420,29 @@ CX_CFN int cx_reg_rpb(int n, int mode) {
   while (mode == CX_REG_STAGED && (r * t) % 8 != 0 && r * t < 512) r *= 2;
   return r;
 }
+CX_CFN int cx_reg_rpb(int n, int mode) { return cx_reg_rpb_of(cx_rplan_choose(n), mode); }
 
 // Which access modes are compiled for n: the staged mode only where a row's
 // threads cannot cover one 32-byte sector of fp16 pairs (T < 8; a row of
 // T = 20 or 50 reads runs of 80 or 200 bytes directly, a few part-sectors
 // rather than a second exchange), the column tile where it holds 2 rows.
-CX_CFN bool cx_reg_mode_ok(int n, int mode) {
-  const int t = n / cx_rplan_choose(n).e;
+CX_CFN bool cx_reg_mode_ok_of(const cx_rplan& p, int mode) {
+  const int t = p.t;
   if (mode == CX_REG_STAGED) return t < 8;
-  if (mode == CX_REG_COLUMNS) return cx_reg_rpb(n, mode) >= 2;
+  if (mode == CX_REG_COLUMNS) return cx_reg_rpb_of(p, mode) >= 2;
   if (mode >= CX_REG_R2C) return t >= 8;  // whole sectors of fp16 pairs; shorter rows: block kernels
   return true;
+}
+CX_CFN bool cx_reg_mode_ok(int n, int mode) { return cx_reg_mode_ok_of(cx_rplan_choose(n), mode); }
+
+// Where slot s of pass i's registers sits in the row: butterfly s % b[i],
+// input s / b[i] of it, element t + cx_reg_at(p, i, s) (for an exact plan,
+// t + T*s in every pass: the natural layout); whether thread t has it.
+CX_CFN int cx_reg_at(const cx_rplan& p, int i, int s) {
+  return p.t * (s % p.b[i]) + (p.n / p.r[i]) * (s / p.b[i]);
+}
+CX_CFN bool cx_reg_busy(const cx_rplan& p, int i, int s, int t) {
+  return t + p.t * (s % p.b[i]) < p.n / p.r[i];
 }
 
 // ---- a compile-time model of the shared-memory banks -------------------------------
@@ -363,18 +464,19 @@ CX_CFN int cx_reg_wavefronts(const int* slot, int count) {
 // Wavefronts per half-warp access (x1000) of exchange x (after pass x) of
 // the plan of n with period P: the Stockham writes and the natural reads of
 // the block's first warp (the pattern repeats past it).
-CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P, int pitch, int sample = 32) {
-  const cx_rplan p = cx_rplan_choose(n);
-  const int T = n / p.e, rpb = cx_reg_rpb(n, mode), bt = rpb * T;
+CX_CFN int cx_reg_exchange_cost(const cx_rplan& p, int mode, int x, int P, int pitch,
+                                 int sample = 32) {
+  const int T = p.t, rpb = cx_reg_rpb_of(p, mode), bt = rpb * T;
   const int lanes = bt < 32 ? bt : 32;
   int ns = 1;
   for (int i = 0; i < x; ++i) ns *= p.r[i];
-  const int R = p.r[x], B = p.e / R;
+  const int R = p.r[x], B = p.b[x];
   int total = 0, groups = 0;
-  // k < e: write (b, r); else read s = k - e; `sample` of each (all: 32)
-  const int ks = sample < p.e ? sample : p.e;
-  for (int k0 = 0; k0 < 2 * ks; ++k0) {
-    const int k = k0 < ks ? k0 : p.e + k0 - ks;
+  // k < kw: write slot k of pass x; else read slot k - kw of pass x + 1;
+  // `sample` of each (all: 32); lanes without the slot make no access
+  const int nw = B * R, nr = p.b[x + 1] * p.r[x + 1];
+  const int kw = sample < nw ? sample : nw, kr = sample < nr ? sample : nr;
+  for (int k = 0; k < kw + kr; ++k) {
     for (int g0 = 0; g0 < lanes; g0 += 16) {
       int slot[16] = {};
       int c = 0;
@@ -382,14 +484,17 @@ CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P, int pitch, int sa
         const int rl = mode == CX_REG_COLUMNS ? l % rpb : l / T;
         const int t = mode == CX_REG_COLUMNS ? l / rpb : l % T;
         int a = 0;
-        if (k < p.e) {
+        if (k < kw) {
+          if (!cx_reg_busy(p, x, k, t)) continue;
           const int b = k % B, r = k / B, j = t + T * b;
           a = (j / ns) * ns * R + j % ns + r * ns;
         } else {
-          a = t + T * (k - p.e);
+          if (!cx_reg_busy(p, x + 1, k - kw, t)) continue;
+          a = t + cx_reg_at(p, x + 1, k - kw);
         }
         slot[c++] = rl * pitch + cx_reg_pad(a, P);
       }
+      if (c == 0) continue;
       total += cx_reg_wavefronts(slot, c);
       ++groups;
     }
@@ -400,16 +505,19 @@ CX_CFN int cx_reg_exchange_cost(int n, int mode, int x, int P, int pitch, int sa
 // The period of exchange x with row pitch `pitch`: the fewest modelled
 // wavefronts over a few candidates (powers of two first: their slots cost
 // a shift); *cost receives that figure.
-CX_CFN int cx_reg_best_pad(int n, int mode, int x, int pitch, int* cost) {
-  const cx_rplan p = cx_rplan_choose(n);
-  const int T = n / p.e;
-  const int cand[8] = {16, 32, 8, 64, p.e, T, 2 * T, 4 * T};
+CX_CFN int cx_reg_best_pad(const cx_rplan& p, int mode, int x, int pitch, int* cost) {
+  const int n = p.n, T = p.t;
+  int ns = 1;
+  for (int i = 0; i < x; ++i) ns *= p.r[i];
+  // (the pass's radix and ns * radix: periods at which its Stockham writes,
+  // stride R where ns = 1, land one slot apart in the banks)
+  const int cand[10] = {16, 32, 8, 64, p.e, T, 2 * T, 4 * T, p.r[x], ns * p.r[x]};
   int best = 16;
   *cost = -1;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < 10; ++i) {
     const int P = cand[i];
     if (P < 8 || P > n) continue;
-    const int c = cx_reg_exchange_cost(n, mode, x, P, pitch);
+    const int c = cx_reg_exchange_cost(p, mode, x, P, pitch);
     if (*cost < 0 || c < *cost) {
       *cost = c;
       best = P;
@@ -421,16 +529,16 @@ CX_CFN int cx_reg_best_pad(int n, int mode, int x, int pitch, int* cost) {
 // The row pitch: where a warp spans several rows (T < 32, not the column
 // tile, whose lanes need an odd pitch), the base pitch plus the offset
 // below 16 that the bank model finds best over all exchanges.
-CX_CFN int cx_reg_pitch(int n, int mode) {
-  const cx_rplan p = cx_rplan_choose(n);
+CX_CFN int cx_reg_pitch_p(const cx_rplan& p, int mode) {
+  const int n = p.n;
   const int base = cx_reg_pitch_base(n);
-  if (n / p.e >= 32 || mode == CX_REG_COLUMNS || p.np < 2) return base;
+  if (p.t >= 32 || mode == CX_REG_COLUMNS || p.np < 2) return base;
   int best = base, best_cost = -1;
   for (int d = 0; d < 16; ++d) {
     int total = 0;  // periods 16 and E, the first 4 writes and reads of each exchange
     for (int x = 0; x + 1 < p.np; ++x) {
-      const int a = cx_reg_exchange_cost(n, mode, x, 16, base + d, 4);
-      const int b = cx_reg_exchange_cost(n, mode, x, p.e, base + d, 4);
+      const int a = cx_reg_exchange_cost(p, mode, x, 16, base + d, 4);
+      const int b = cx_reg_exchange_cost(p, mode, x, p.e, base + d, 4);
       total += a < b ? a : b;
     }
     if (best_cost < 0 || total < best_cost) {
@@ -440,6 +548,7 @@ CX_CFN int cx_reg_pitch(int n, int mode) {
   }
   return best;
 }
+CX_CFN int cx_reg_pitch(int n, int mode) { return cx_reg_pitch_p(cx_rplan_choose(n), mode); }
 
 // Slot of index a + K (K a compile-time constant) from a and pad(a, P): a
 // constant offset from pad(a, P) when K is a multiple of P, or when a is
@@ -462,7 +571,7 @@ struct cx_reg_pitch_of {
 template <int N, int MODE, int X>
 struct cx_reg_padp {
   static CX_CFN int cost_and_pad(int* c) {
-    return cx_reg_best_pad(N, MODE, X, cx_reg_pitch_of<N, MODE>::value, c);
+    return cx_reg_best_pad(cx_rplan_choose(N), MODE, X, cx_reg_pitch_of<N, MODE>::value, c);
   }
   static CX_CFN int pad() {
     int c = 0;
@@ -476,7 +585,7 @@ template <int N, int RPB_, int MODE_>
 struct cx_reg_shape {
   static constexpr cx_rplan P = cx_rplan_choose(N);
   static_assert(P.np > 0, "cx_reg_shape: no register plan for this length");
-  static constexpr int E = P.e, T = N / P.e, NP = P.np, RPB = RPB_, BT = RPB_ * (N / P.e);
+  static constexpr int E = P.e, T = P.t, NP = P.np, RPB = RPB_, BT = RPB_ * P.t;
   static constexpr int PITCH = cx_reg_pitch_of<N, cx_reg_access(MODE_)>::value;
 
   // radix and ns of pass I
@@ -488,13 +597,37 @@ struct cx_reg_shape {
     for (int i = 0; i < I; ++i) s *= P.r[i];
     return s;
   }
+  // butterflies a thread in pass I, and its registers in use
+  template <int I>
+  static CX_CFN int nb() { return P.b[I]; }
+  template <int I>
+  static CX_CFN int slots() { return P.b[I] * P.r[I]; }
+  // slot S of pass I: element t + at<I, S>() (cx_reg_at); every thread has
+  // it (always) or only those with t < bound (idle butterflies)
+  template <int I, int S>
+  static CX_CFN int at() { return cx_reg_at(P, I, S); }
+  template <int I, int S>
+  static CX_CFN bool always() { return T * (S % P.b[I] + 1) <= N / P.r[I]; }
+  template <int I, int S>
+  static CX_CFN int bound() { return N / P.r[I] - T * (S % P.b[I]); }
+  static constexpr int LAST = P.np - 1;
 };
+
+// Whether thread t holds slot S of pass I's registers.
+template <class Sh, int I, int S>
+CX_FN bool cx_reg_has_slot(int t) {
+  if constexpr (Sh::template always<I, S>()) {
+    return true;
+  } else {
+    return t < Sh::template bound<I, S>();
+  }
+}
 
 // Butterflies of pass I on v (natural layout in, Stockham order out: slot
 // b + r*E/R holds output r of butterfly b).
 template <class Sh, int I, typename S>
 CX_FN void cx_reg_pass(CX_PRIVATE cx<S>* v, int t) {
-  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), B = Sh::E / R;
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), B = Sh::template nb<I>();
 CX_UNROLL
   for (int b = 0; b < B; ++b) {
     cx<S> u[R];
@@ -518,7 +651,7 @@ CX_UNROLL
 // The R outputs of butterfly B at o_t + T*R*B + r*ns.
 template <class Sh, int I, int P, int B, int R_, bool AP, typename S>
 CX_FN void cx_reg_write_r(const CX_PRIVATE cx<S>* v, CX_SHARED cx<S>* row, int ot, int pot) {
-  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::E / R;
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::template nb<I>();
   if constexpr (R_ < R) {
     cx_reg_sts(row, cx_reg_slot<Sh::T * R * B + R_ * NS, P, AP>(ot, pot), v[B + R_ * NB]);
     cx_reg_write_r<Sh, I, P, B, R_ + 1, AP, S>(v, row, ot, pot);
@@ -531,9 +664,11 @@ CX_FN void cx_reg_write_r(const CX_PRIVATE cx<S>* v, CX_SHARED cx<S>* row, int o
 // offsets from one per-thread base.
 template <class Sh, int I, int P, int B, typename S>
 CX_FN void cx_reg_write_b(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row, int ot, int pot) {
-  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::E / R;
+  constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::template nb<I>();
   if constexpr (B < NB) {
-    if constexpr (Sh::T % NS == 0) {
+    if (!cx_reg_has_slot<Sh, I, B>(t)) {
+      // an idle butterfly (the last b of a pass that does not fill T * b)
+    } else if constexpr (Sh::T % NS == 0) {
       constexpr bool ap = NS == 1 && R % P == 0;  // o_t = t*R
       cx_reg_write_r<Sh, I, P, B, 0, ap, S>(v, row, ot, pot);
     } else {
@@ -553,27 +688,32 @@ CX_FN void cx_reg_write_pass(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* 
   cx_reg_write_b<Sh, I, P, 0, S>(v, t, row, ot, cx_reg_pad(ot, P));
 }
 
-template <class Sh, int P, int S_, typename S>
+// The registers of pass I's layout from the row (slots a thread lacks: zero),
+// or into it.
+template <class Sh, int I, int P, int S_, typename S>
 CX_FN void cx_reg_read_s(CX_PRIVATE cx<S>* v, int t, int pt, const CX_SHARED cx<S>* row) {
-  if constexpr (S_ < Sh::E) {
-    v[S_] = cx_reg_lds(row, cx_reg_slot<Sh::T * S_, P, false>(t, pt));
-    cx_reg_read_s<Sh, P, S_ + 1, S>(v, t, pt, row);
+  if constexpr (S_ < Sh::template slots<I>()) {
+    v[S_] = cx_reg_has_slot<Sh, I, S_>(t)
+                ? cx_reg_lds(row, cx_reg_slot<Sh::template at<I, S_>(), P, false>(t, pt))
+                : cx_make<S>((S)0, (S)0);
+    cx_reg_read_s<Sh, I, P, S_ + 1, S>(v, t, pt, row);
   }
 }
-template <class Sh, int P, int S_, typename S>
+template <class Sh, int I, int P, int S_, typename S>
 CX_FN void cx_reg_write_s(const CX_PRIVATE cx<S>* v, int t, int pt, CX_SHARED cx<S>* row) {
-  if constexpr (S_ < Sh::E) {
-    cx_reg_sts(row, cx_reg_slot<Sh::T * S_, P, false>(t, pt), v[S_]);
-    cx_reg_write_s<Sh, P, S_ + 1, S>(v, t, pt, row);
+  if constexpr (S_ < Sh::template slots<I>()) {
+    if (cx_reg_has_slot<Sh, I, S_>(t))
+      cx_reg_sts(row, cx_reg_slot<Sh::template at<I, S_>(), P, false>(t, pt), v[S_]);
+    cx_reg_write_s<Sh, I, P, S_ + 1, S>(v, t, pt, row);
   }
 }
-template <class Sh, int P, typename S>
-CX_FN void cx_reg_read_natural(CX_PRIVATE cx<S>* v, int t, const CX_SHARED cx<S>* row) {
-  cx_reg_read_s<Sh, P, 0, S>(v, t, cx_reg_pad(t, P), row);
+template <class Sh, int I, int P, typename S>
+CX_FN void cx_reg_read_layout(CX_PRIVATE cx<S>* v, int t, const CX_SHARED cx<S>* row) {
+  cx_reg_read_s<Sh, I, P, 0, S>(v, t, cx_reg_pad(t, P), row);
 }
-template <class Sh, int P, typename S>
-CX_FN void cx_reg_write_natural(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row) {
-  cx_reg_write_s<Sh, P, 0, S>(v, t, cx_reg_pad(t, P), row);
+template <class Sh, int I, int P, typename S>
+CX_FN void cx_reg_write_layout(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row) {
+  cx_reg_write_s<Sh, I, P, 0, S>(v, t, cx_reg_pad(t, P), row);
 }
 
 // Passes I .. NP-1, the exchanges between them; v ends in the natural layout.
@@ -585,7 +725,7 @@ CX_FN void cx_reg_passes(CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row, bool 
     if (I > 0 || read_before) CX_REG_BARRIER();  // every read of the buffer done
     cx_reg_write_pass<Sh, I, P, S>(v, t, row);
     CX_REG_BARRIER();
-    cx_reg_read_natural<Sh, P, S>(v, t, row);
+    cx_reg_read_layout<Sh, I + 1, P, S>(v, t, row);
     cx_reg_passes<Sh, MODE, I + 1, S>(v, t, row, true);
   }
 }
@@ -638,19 +778,21 @@ CX_FN void cx_reg_each(F&& f) {
 // The real transforms' exchange leaves the row unpadded: the natural
 // writes and the backward reads are both runs of consecutive slots, which a
 // padding slot would only break (two wavefronts where a run straddles it).
-// Element N - (t + T*s) of the row in shared memory (slot N holds element 0
-// again): thread T - t's natural slot E-1-s.
-template <class Sh, int s, typename S>
+// Element N - k of the row in shared memory, k = t + at<I, s> the element of
+// slot s of pass I's layout (slot N holds element 0 again).
+template <class Sh, int I, int s, typename S>
 CX_FN cx<S> cx_reg_mirror(int t, const CX_SHARED cx<S>* row) {
-  return cx_reg_lds(row, Sh::T * (Sh::E - s) - t);
+  return cx_reg_lds(row, Sh::P.n - Sh::template at<I, s>() - t);
 }
-// v (natural layout) into the row's slots, and `extra` (element 0, or X[N]
-// for the C2R) at slot N, by thread 0.
-template <class Sh, typename S>
+// v (pass I's layout) into the row's slots, unpadded, and `extra` (element
+// 0, or X[N] for the C2R) at slot N, by thread 0.
+template <class Sh, int I, typename S>
 CX_FN void cx_reg_write_with_end(const CX_PRIVATE cx<S>* v, int t, cx<S> extra,
                                  CX_SHARED cx<S>* row) {
-CX_UNROLL
-  for (int s = 0; s < Sh::E; ++s) cx_reg_sts(row, t + Sh::T * s, v[s]);
+  cx_reg_each<0, Sh::template slots<I>()>([&](auto sc) {
+    constexpr int s = decltype(sc)::value;
+    if (cx_reg_has_slot<Sh, I, s>(t)) cx_reg_sts(row, t + Sh::template at<I, s>(), v[s]);
+  });
   if (t == 0) cx_reg_sts(row, Sh::P.n, extra);
 }
 
@@ -687,21 +829,26 @@ CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHA
     const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
     const int lim = nl * N;
     const Ti* xb = x + 2 * ((cx_i64)row0 * N + tid);
+    constexpr int FL = (Sh::RPB * N + Sh::BT - 1) / Sh::BT;  // flat steps (E, for an exact plan)
 CX_UNROLL
-    for (int i = 0; i < E; ++i)
+    for (int i = 0; i < FL; ++i)
       v[i] = tid + Sh::BT * i < lim ? cx_reg_ld<S>(xb, Sh::BT * i) : cx_make<S>((S)0, (S)0);
 CX_UNROLL
-    for (int i = 0; i < E; ++i) {
+    for (int i = 0; i < FL; ++i) {
       const int f = tid + Sh::BT * i;
-      cx_reg_sts(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N), v[i]);
+      if (Sh::BT * FL == Sh::RPB * N || f < Sh::RPB * N)
+        cx_reg_sts(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N), v[i]);
     }
     CX_REG_BARRIER();
-    cx_reg_read_natural<Sh, 16, S>(v, t, buf);
+    cx_reg_read_layout<Sh, 0, 16, S>(v, t, buf);
   } else if constexpr (MODE == CX_REG_COLUMNS) {
     const cx_i64 off = live ? cx_reg_row_offset(A, row, 0) : 0;
-CX_UNROLL
-    for (int s = 0; s < E; ++s)
-      v[s] = live ? cx_reg_ld<S>(x, off + (cx_i64)(t + T * s) * A.i_axis) : cx_make<S>((S)0, (S)0);
+    cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      v[s] = live && cx_reg_has_slot<Sh, 0, s>(t)
+                 ? cx_reg_ld<S>(x, off + (cx_i64)(t + Sh::template at<0, s>()) * A.i_axis)
+                 : cx_make<S>((S)0, (S)0);
+    });
   } else {
     // unit stride along the axis (the binding's rule): compile-time offsets.
     // Complex values (c2c, C2R) or real pairs (R2C) of the row.
@@ -735,27 +882,35 @@ CX_UNROLL
     } else if (!edge) {
       const cx_i64 pad = MODE == CX_REG_R2C ? A.pad : 0;
       const Ti* xr = x + (live ? SC * (cx_reg_row_offset(A, row, 0) - pad) + 2 * t : 0);
-CX_UNROLL
-      for (int s = 0; s < E; ++s) v[s] = live ? cx_reg_ld<S>(xr, T * s) : cx_make<S>((S)0, (S)0);
+      cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        v[s] = live && cx_reg_has_slot<Sh, 0, s>(t) ? cx_reg_ld<S>(xr, Sh::template at<0, s>())
+                                                    : cx_make<S>((S)0, (S)0);
+      });
       if constexpr (MODE == CX_REG_C2R) {
         if (live && t == 0) top = cx_reg_ld<S>(xr, N);
       }
     } else if constexpr (MODE == CX_REG_R2C) {
       const Ti* xb = x + base;
-CX_UNROLL
-      for (int s = 0; s < E; ++s) {
-        const cx_i64 i = pos + 2 * (t + T * s);
-        v[s] = cx_make<S>(cx_reg_ld_sample<S, Ti>(xb, A, i), cx_reg_ld_sample<S, Ti>(xb, A, i + 1));
-      }
+      cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        const cx_i64 i = pos + 2 * (t + Sh::template at<0, s>());
+        v[s] = cx_reg_has_slot<Sh, 0, s>(t)
+                   ? cx_make<S>(cx_reg_ld_sample<S, Ti>(xb, A, i),
+                                cx_reg_ld_sample<S, Ti>(xb, A, i + 1))
+                   : cx_make<S>((S)0, (S)0);
+      });
     }
     // the window, as the values load (R2C: pairs of samples)
     if constexpr (MODE == CX_REG_R2C) {
       if (A.win) {
-CX_UNROLL
-        for (int s = 0; s < E; ++s) {
-          const cx<S> w = cx_reg_ld<S>(A.win, t + T * s);
-          v[s] = cx_make<S>(v[s].re * w.re, v[s].im * w.im);
-        }
+        cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+          constexpr int s = decltype(sc)::value;
+          if (cx_reg_has_slot<Sh, 0, s>(t)) {
+            const cx<S> w = cx_reg_ld<S>(A.win, t + Sh::template at<0, s>());
+            v[s] = cx_make<S>(v[s].re * w.re, v[s].im * w.im);
+          }
+        });
       }
     }
   }
@@ -765,44 +920,51 @@ CX_UNROLL
     if constexpr (T < 32) flat_in = A.flat != 0;
     if (flat_in) {
       CX_REG_BARRIER();  // the flat copy in
-CX_UNROLL
-      for (int s = 0; s < E; ++s) v[s] = cx_reg_lds(buf, t + T * s);
+      cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        v[s] = cx_reg_has_slot<Sh, 0, s>(t) ? cx_reg_lds(buf, t + Sh::template at<0, s>())
+                                            : cx_make<S>((S)0, (S)0);
+      });
     } else {
-      cx_reg_write_with_end<Sh, S>(v, t, top, buf);
+      cx_reg_write_with_end<Sh, 0, S>(v, t, top, buf);
       CX_REG_BARRIER();
     }
     const cx<S> wt = cx_conj(cx_reg_unit<S>(t, 2 * N));
-    cx_reg_each<0, E>([&](auto sc) {
+    cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
       constexpr int s = decltype(sc)::value;
-      cx<S> u = v[s], c = cx_conj(cx_reg_mirror<Sh, s, S>(t, buf));
-      if constexpr (s == 0) {
-        if (t == 0) {
-          u.im = (S)0;
-          c.im = (S)0;
+      if (cx_reg_has_slot<Sh, 0, s>(t)) {
+        cx<S> u = v[s], c = cx_conj(cx_reg_mirror<Sh, 0, s, S>(t, buf));
+        if constexpr (s == 0) {
+          if (t == 0) {
+            u.im = (S)0;
+            c.im = (S)0;
+          }
         }
+        const cx<S> w = cx_ktwiddle<-Sh::template at<0, s>(), 2 * N, S>(wt);
+        v[s] = cx_conj((u + c) + cx_mul_i(cx_mul(u - c, w)));
       }
-      const cx<S> w = cx_ktwiddle<-s, 2 * E, S>(wt);
-      v[s] = cx_conj((u + c) + cx_mul_i(cx_mul(u - c, w)));
     });
   } else if constexpr (!REAL) {
     // the inverse transform: conjugate in and out, as a sign
     const S sin_ = A.conj_in ? (S)-1 : (S)1;
 CX_UNROLL
-    for (int s = 0; s < E; ++s) v[s].im *= sin_;
+    for (int s = 0; s < Sh::template slots<0>(); ++s) v[s].im *= sin_;
   }
   cx_reg_passes<Sh, ACC, 0, S>(v, t, buf, MODE == CX_REG_STAGED || MODE == CX_REG_C2R);
   if constexpr (MODE == CX_REG_R2C) {
     const cx<S> z0 = v[0];
     CX_REG_BARRIER();  // the last exchange's reads done
-    cx_reg_write_with_end<Sh, S>(v, t, z0, buf);
+    cx_reg_write_with_end<Sh, Sh::LAST, S>(v, t, z0, buf);
     CX_REG_BARRIER();
     const cx<S> wt = cx_reg_unit<S>(t, 2 * N);
     const S half = (S)0.5 * A.scale;
-    cx_reg_each<0, E>([&](auto sc) {
+    cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
       constexpr int s = decltype(sc)::value;
-      const cx<S> u = v[s], c = cx_conj(cx_reg_mirror<Sh, s, S>(t, buf));
-      const cx<S> w = cx_ktwiddle<s, 2 * E, S>(wt);
-      v[s] = cx_scale((u + c) + cx_mul_neg_i(cx_mul(u - c, w)), half);
+      if (cx_reg_has_slot<Sh, Sh::LAST, s>(t)) {
+        const cx<S> u = v[s], c = cx_conj(cx_reg_mirror<Sh, Sh::LAST, s, S>(t, buf));
+        const cx<S> w = cx_ktwiddle<Sh::template at<Sh::LAST, s>(), 2 * N, S>(wt);
+        v[s] = cx_scale((u + c) + cx_mul_neg_i(cx_mul(u - c, w)), half);
+      }
     });
     const cx<S> xtop = cx_make<S>((z0.re - z0.im) * A.scale, (S)0);  // X[N]
     if constexpr (T < 32) {
@@ -810,7 +972,7 @@ CX_UNROLL
         // the block's bins as one flat run: row f / (N+1), bin f % (N+1)
         constexpr int W = N + 1;
         CX_REG_BARRIER();  // every backward read done
-        cx_reg_write_with_end<Sh, S>(v, t, xtop, buf);
+        cx_reg_write_with_end<Sh, Sh::LAST, S>(v, t, xtop, buf);
         CX_REG_BARRIER();
         const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
         const int lim = nl * W;
@@ -825,51 +987,65 @@ CX_UNROLL
     }
     if (!live) return;
     To* yr = y + 2 * (cx_reg_row_offset(A, row, 1) + t);
-CX_UNROLL
-    for (int s = 0; s < E; ++s) cx_reg_st<S>(yr, T * s, v[s]);
+    cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      if (cx_reg_has_slot<Sh, Sh::LAST, s>(t)) cx_reg_st<S>(yr, Sh::template at<Sh::LAST, s>(), v[s]);
+    });
     if (t == 0) cx_reg_st<S>(yr, N, xtop);
     return;
   } else if constexpr (MODE == CX_REG_C2R) {
     if (!live) return;
     const S sc = A.scale;
     To* yr = y + cx_reg_row_offset(A, row, 1) + 2 * t;  // real pairs
-CX_UNROLL
-    for (int s = 0; s < E; ++s) {
-      cx<S> z = cx_make<S>(v[s].re * sc, -v[s].im * sc);
-      if (A.win) {
-        const cx<S> w = cx_reg_ld<S>(A.win, t + T * s);
-        z = cx_make<S>(z.re * w.re, z.im * w.im);
+    cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto scc) {
+      constexpr int s = decltype(scc)::value;
+      if (cx_reg_has_slot<Sh, Sh::LAST, s>(t)) {
+        constexpr int at = Sh::template at<Sh::LAST, s>();
+        cx<S> z = cx_make<S>(v[s].re * sc, -v[s].im * sc);
+        if (A.win) {
+          const cx<S> w = cx_reg_ld<S>(A.win, t + at);
+          z = cx_make<S>(z.re * w.re, z.im * w.im);
+        }
+        cx_reg_st<S>(yr, at, z);
       }
-      cx_reg_st<S>(yr, T * s, z);
-    }
+    });
     return;
   } else {
   const S sre = A.scale, sim = A.conj_out ? -A.scale : A.scale;
 CX_UNROLL
-  for (int s = 0; s < E; ++s) v[s] = cx_make<S>(v[s].re * sre, v[s].im * sim);
+  for (int s = 0; s < Sh::template slots<Sh::LAST>(); ++s)
+    v[s] = cx_make<S>(v[s].re * sre, v[s].im * sim);
   if constexpr (MODE == CX_REG_STAGED) {
     CX_REG_BARRIER();
-    cx_reg_write_natural<Sh, 16, S>(v, t, buf);
+    cx_reg_write_layout<Sh, Sh::LAST, 16, S>(v, t, buf);
     CX_REG_BARRIER();
     const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
     const int lim = nl * N;
     To* yb = y + 2 * ((cx_i64)row0 * N + tid);
+    constexpr int FL = (Sh::RPB * N + Sh::BT - 1) / Sh::BT;
 CX_UNROLL
-    for (int i = 0; i < E; ++i) {
+    for (int i = 0; i < FL; ++i) {
       const int f = tid + Sh::BT * i;
-      const cx<S> z = cx_reg_lds(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N));
-      if (f < lim) cx_reg_st<S>(yb, Sh::BT * i, z);
+      if (Sh::BT * FL == Sh::RPB * N || f < Sh::RPB * N) {
+        const cx<S> z = cx_reg_lds(smem + (f / N) * Sh::PITCH, cx_reg_pad(f % N));
+        if (f < lim) cx_reg_st<S>(yb, Sh::BT * i, z);
+      }
     }
   } else if constexpr (MODE == CX_REG_DIRECT) {
     if (!live) return;
     To* yr = y + 2 * (cx_reg_row_offset(A, row, 1) + t);
-CX_UNROLL
-    for (int s = 0; s < E; ++s) cx_reg_st<S>(yr, T * s, v[s]);
+    cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      if (cx_reg_has_slot<Sh, Sh::LAST, s>(t)) cx_reg_st<S>(yr, Sh::template at<Sh::LAST, s>(), v[s]);
+    });
   } else {
     if (!live) return;
     const cx_i64 off = cx_reg_row_offset(A, row, 1);
-CX_UNROLL
-    for (int s = 0; s < E; ++s) cx_reg_st<S>(y, off + (cx_i64)(t + T * s) * A.o_axis, v[s]);
+    cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      if (cx_reg_has_slot<Sh, Sh::LAST, s>(t))
+        cx_reg_st<S>(y, off + (cx_i64)(t + Sh::template at<Sh::LAST, s>()) * A.o_axis, v[s]);
+    });
   }
   }
 }

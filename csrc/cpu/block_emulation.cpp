@@ -250,15 +250,17 @@ std::vector<double> emu_counters(bool reset) {
 }
 
 // The register kernel's plan of n (cx_reg_fft.h), or [] when n has none:
-// [elements per thread, threads per row, rows per block in the direct,
-// staged and column modes (0: not compiled), radices...].
+// [values a thread holds (the most of any pass), threads per row, rows per
+// block in the direct, staged and column modes (0: no kernel in that mode),
+// radices..., butterflies a thread in each pass...].
 std::vector<int64_t> reg_plan(int64_t n) {
-  if (n < 1 || n > 16384 || !cx_reg_plannable((int)n)) return {};
-  const cx_rplan p = cx_rplan_choose((int)n);
-  std::vector<int64_t> out = {p.e, n / p.e};
+  const cx_rplan p = cx_reg_plan_host(n < 0 || n > 16384 ? 0 : (int)n);
+  if (p.np == 0) return {};
+  std::vector<int64_t> out = {p.e, p.t};
   for (int mode : {CX_REG_DIRECT, CX_REG_STAGED, CX_REG_COLUMNS})
-    out.push_back(cx_reg_mode_ok((int)n, mode) ? cx_reg_rpb((int)n, mode) : 0);
+    out.push_back(cx_reg_mode_ok_of(p, mode) ? cx_reg_rpb_of(p, mode) : 0);
   for (int i = 0; i < p.np; ++i) out.push_back(p.r[i]);
+  for (int i = 0; i < p.np; ++i) out.push_back(p.b[i]);
   return out;
 }
 

@@ -72,11 +72,12 @@ bool run_kernel(const cx_reg_args<S>& A) {
 //
 // Beside the table, a few lengths that no CUDA file instantiates and the
 // binding compiles at first use (NVRTC, from the same template): a staged
-// row of radices 24 and 4 (96), an odd length (243 = 27 x 9), five passes
-// (480 = 30 x 2^4) and four (1200 = 30 x 10 x 2 x 2). The emulation runs
-// them as a GPU with NVRTC would; any other length outside the table takes
-// the block kernels here.
-#define CX_REG_RTC_SAMPLES(X) X(96) X(243) X(480) X(1200)
+// row of radices 24 and 4 (96), an odd length (243 = 27 x 9), an odd one
+// with idle butterflies (105 = 15 x 7 on 7 threads, staged) and three
+// passes with idle ones (1920 = 8 x 15 x 16 on 128 threads). The emulation
+// runs them as a GPU with NVRTC would; any other length outside the table
+// takes the block kernels here.
+#define CX_REG_RTC_SAMPLES(X) X(96) X(105) X(243) X(1920)
 #ifdef COMPLEXEXT_REG_EMU_FEW
 #define CX_REG_EMU_LENGTHS(X) X(16) X(64) X(256) X(400) X(1000) X(4096) X(480)
 #else

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../core/cx_reg_fft.h"
+#include "../core/cx_reg_plans.h"
 #include "gpu_plan.h"
 
 namespace complexext {
@@ -149,32 +150,33 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   const int64_t inner_out = R.nd ? R.out_strides[R.nd - 1] : 0;
   const bool unit = J.in_stride == 1 && J.out_stride == 1;
   int n = 0;
+  cx_rplan p;
   if (J.kind == CX_JOB_C2C) {
-    if (J.win_in || J.win_out || pad || J.out_len != J.n || J.n > 16384 ||
-        !cx_reg_plannable((int)J.n))
-      return false;  // (a complex signal's stft: the block kernels)
-    n = (int)J.n;
-    const int T = n / cx_rplan_choose(n).e;
+    if (J.win_in || J.win_out || pad || J.out_len != J.n || J.n > 16384) return false;
+    n = (int)J.n;  // (a complex signal's stft: the block kernels)
+    p = cx_reg_plan_host(n);
+    if (p.np == 0) return false;
+    const int T = p.t;
     const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
     if (unit) {
       mode = CX_REG_DIRECT;
       const bool contiguous = R.nd == 0 || (R.nd == 1 && inner_in == n && inner_out == n);
-      if (T * bytes < 32 && contiguous && cx_reg_mode_ok(n, CX_REG_STAGED))
+      if (T * bytes < 32 && contiguous && cx_reg_mode_ok_of(p, CX_REG_STAGED))
         mode = CX_REG_STAGED;
-    } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 && cx_reg_mode_ok(n, CX_REG_COLUMNS)) {
+    } else if (R.nd >= 1 && inner_in == 1 && inner_out == 1 &&
+               cx_reg_mode_ok_of(p, CX_REG_COLUMNS)) {
       mode = CX_REG_COLUMNS;
     } else {
       return false;  // a strided axis without a column tile: the block kernels
     }
   } else {
     // even real rows as pairs of samples: whole, aligned pairs on the real side
-    if (J.n % 2 != 0 || J.n / 2 > 16384 || !cx_reg_plannable((int)(J.n / 2)) || !unit)
-      return false;
-    if (J.conj_in || J.conj_out) return false;
+    if (J.n % 2 != 0 || J.n / 2 > 16384 || !unit || J.conj_in || J.conj_out) return false;
     n = (int)(J.n / 2);
+    p = cx_reg_plan_host(n);
     const bool r2c = J.kind == CX_JOB_R2C;
     mode = r2c ? CX_REG_R2C : CX_REG_C2R;
-    if (!cx_reg_mode_ok(n, mode)) return false;
+    if (p.np == 0 || !cx_reg_mode_ok_of(p, mode)) return false;
     // (r2c: the onesided n + 1 bins; the two-sided output takes the block kernels)
     if (r2c ? (J.win_out || J.out_len != n + 1)
             : (J.win_in || J.out_len != J.n || pad))
@@ -191,7 +193,7 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   }
   // (the pitch is the base plus at most 15: cx_reg_pitch searches at compile time)
   const int64_t need =
-      (int64_t)cx_reg_rpb(n, mode) * (cx_reg_pitch_base(n) + 15) * (int64_t)sizeof(cx<S>);
+      (int64_t)cx_reg_rpb_of(p, mode) * (cx_reg_pitch_base(n) + 15) * (int64_t)sizeof(cx<S>);
   if (need > smem) return false;
   A = cx_reg_args<S>{};
   A.in = J.in;
@@ -208,7 +210,7 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   A.conj_out = J.conj_out;
   A.scale = J.scale;
   A.win = J.kind == CX_JOB_C2R ? J.win_out : J.win_in;
-  if (J.kind != CX_JOB_C2C && n / cx_rplan_choose(n).e < 32) {
+  if (J.kind != CX_JOB_C2C && p.t < 32) {
     // rows of n + 1 bins end to end on the complex side: the flat copy
     const int64_t w = n + 1;
     const int64_t inner = J.kind == CX_JOB_R2C ? inner_out : inner_in;

@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include "../core/cx_reg_fft.h"
+#include "../core/cx_reg_plans.h"
 
 namespace complexext {
 namespace rtc {
@@ -31,8 +32,8 @@ const char* embedded_header_text(int i) { return kEmbedded[i].text; }
 
 bool reg_program_possible(int n, int mode) {
   if (n < 2 || n > 16384 || mode < CX_REG_DIRECT || mode > CX_REG_C2R) return false;
-  if (cx_rplan_choose(n).np == 0) return false;
-  return cx_reg_mode_ok(n, mode);
+  const cx_rplan p = cx_reg_plan_host(n);
+  return p.np != 0 && cx_reg_mode_ok_of(p, mode);
 }
 
 RegProgram reg_program(int n, int mode, int scalar, int ti, int to) {
@@ -43,12 +44,12 @@ RegProgram reg_program(int n, int mode, int scalar, int ti, int to) {
               to);
   TORCH_CHECK(scalar == 1 ? (ti == 2 && to == 2) : (ti != 2 && to != 2),
               "complexext: fp64 compute takes fp64 storage, and only it");
-  const cx_rplan p = cx_rplan_choose(n);
-  const int rpb = cx_reg_rpb(n, mode);
-  const int pitch = cx_reg_pitch(n, cx_reg_access(mode));
+  const cx_rplan p = cx_reg_plan_host(n);
+  const int rpb = cx_reg_rpb_of(p, mode);
+  const int pitch = cx_reg_pitch_p(p, cx_reg_access(mode));
   RegProgram P;
   P.rows_per_block = rpb;
-  P.threads = rpb * (n / p.e);
+  P.threads = rpb * p.t;
   P.smem = (long long)rpb * pitch * (scalar == 1 ? 16 : 8);
   P.source_name = "complexext_reg_kernel.cu";
   P.source = "#include \"reg_kernels.cuh\"\n";
