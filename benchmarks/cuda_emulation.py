@@ -25,10 +25,19 @@ stft and istft (float16 signals, 8 x 4 s at 16 kHz by default) with the
 distinct bytes a launch moves (an L2 that keeps what it touches: DRAM
 traffic) over the signal's and the output's bytes.
 
+Then the lengths above 16384 (--large-n), which take two register passes
+(n = n1 x n2: the columns of n1 with their twiddles into an fp32 work
+buffer, then the rows of n2 stored transposed), with their global bytes
+per element: 4 + 8 in pass 1, 8 + 4 in pass 2, 24 in all for complex32,
+where the four-step of the block kernels moves 56 (a load pass into fp32,
+a column pass, a row pass, a store pass: 12 + 16 + 16 + 12).
+
 --check exits 1 unless, for every n with a register kernel: the sector
 ratio is 1.0 (contiguous rows; printed for the strided axis), wavefronts
 <= 1.05, 8 bytes per element for complex32 c2c, no races, error <= 1.15 x
-the floor; and the stft moves at most 1.1 x (signal + output) bytes. The
+the floor; the stft moves at most 1.1 x (signal + output) bytes; a
+length above 16384 with a split takes two launches of whole sectors,
+<= 1.05 wavefronts and 24 bytes per element. The
 sector and wavefront figures of the real transforms are printed, not
 checked (their c2c kernels' figures are).
 """
@@ -86,6 +95,7 @@ def measure(n, rows, strided, dtype=torch.complex32):
         "races": c["races"] + c["divergent"],
         "err": err / flo if dtype == torch.complex32 else err,
         "secs": secs,
+        "launches_n": c["launches"],
     }
 
 
@@ -162,6 +172,8 @@ def main(argv=None):
                     help="lengths of the real transforms")
     ap.add_argument("--stft-signals", type=int, nargs=2, default=[8, 64000],
                     metavar=("B", "L"), help="signals and samples of the stft")
+    ap.add_argument("--large-n", type=int, nargs="+", default=[32768, 65536],
+                    help="lengths above 16384 (two register passes)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -227,6 +239,32 @@ def main(argv=None):
             bad.append(f"stft {n_fft}/{hop}: error {f['err']:.3f} x the floor")
         if not f["reg"] or f["moved"] > 1.1:
             bad.append(f"stft {n_fft}/{hop}: {f['moved']:.3f} x (signal + output) bytes moved")
+    print("\ncomplex32 c2c above 16384: two register passes (n1 columns with twiddles, "
+          "n2 rows stored transposed)")
+    head = (f"{'n':>8} {'n1 x n2':<12} | {'launches':>8} {'sectors':>7} {'wavefr.':>7} "
+            f"{'B/elem':>6} {'races':>5} {'err/fl':>6}")
+    print(head)
+    print("-" * len(head))
+    for n in args.large_n:
+        split = ops._gpu_reg_split(n)
+        rows = args.rows or 2
+        a = measure(n, rows, False)
+        name = f"{split[0]} x {split[1]}" if split else "none"
+        print(f"{n:>8} {name:<12} | {a['launches_n']:>8.0f} {a['sectors']:>7.3f} "
+              f"{a['wavefronts']:>7.3f} {a['bytes']:>6.2f} {a['races']:>5.0f} {a['err']:>6.3f}")
+        if a["err"] > 1.15:
+            bad.append(f"n={n}: error {a['err']:.3f} x the floor")
+        if split:
+            if a["launches_n"] != 2:
+                bad.append(f"n={n}: {a['launches_n']:.0f} launches, not the two passes")
+            if a["races"]:
+                bad.append(f"n={n}: {a['races']:.0f} races or divergent barriers")
+            if abs(a["sectors"] - 1.0) > 1e-9:
+                bad.append(f"n={n}: sector ratio {a['sectors']:.3f}")
+            if a["wavefronts"] > 1.05:
+                bad.append(f"n={n}: {a['wavefronts']:.3f} wavefronts per shared access")
+            if abs(a["bytes"] - 24.0) > 1e-9:
+                bad.append(f"n={n}: {a['bytes']:.2f} bytes per element, not 24")
     if bad:
         print("\nmissed:\n  " + "\n  ".join(bad))
     else:

@@ -35,7 +35,7 @@ spills; no LDL/STL; no 64-bit division calls; no 8/16-bit global accesses;
 registers within what the launch bounds allow; >= 16 resident warps per
 SM; >= 16 KiB of global loads in flight per SM; for reg_fft_kernel with N
 in {256, 400, 512, 1000, 1024} <= 60 instructions per element, N = 4096
-<= 70. A check is enforced only on kernels whose demangled name matches an
+<= 70, and the two passes of a length above 16384 (MODE 5, 6) <= 90 each. A check is enforced only on kernels whose demangled name matches an
 enforced pattern (MANIFEST below: the reg_fft_kernel family; --enforce
 adds patterns, --enforce-all takes every kernel); the others are reported,
 marked "not enforced (legacy)".
@@ -93,6 +93,12 @@ SM90 = {
 MIN_WARPS = 16
 MIN_INFLIGHT = 16 * 1024          # bytes of global loads in flight per SM
 IPE_LIMITS = {256: 60, 400: 60, 512: 60, 1000: 60, 1024: 60, 4096: 70}
+# The two passes of a length above 16384 (modes 5 and 6: CX_REG_COLS_TW,
+# CX_REG_FLAT_COLS) each move 12 bytes a complex32 element (fp16 one way,
+# the fp32 work buffer the other), 1.5 times a one-pass c2c's 8: the copy
+# rate leaves them 1.5 x 62 instructions an element. Every length of theirs.
+SPLIT_MODES = (5, 6)
+SPLIT_IPE_LIMIT = 90
 
 # Per kernel family: a regular expression searched in the demangled name,
 # and what is known of it that the binary does not say.
@@ -138,7 +144,14 @@ BUTTERFLY_OPS = {"FADD", "FFMA", "FMUL", "DADD", "DFMA", "DMUL"}
 REG_FFT_RE = re.compile(
     r"\breg_fft_kernel<\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*\s*,\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*"
     r"(?:\s*,\s*(?:\([^)]*\))?\s*(\d+)[uUlL]*)?")
+REG_MODE_RE = re.compile(r"\breg_fft_kernel<\s*\d+\s*,\s*\d+\s*,\s*\d+\s*,\s*(\d+)\s*,")
 DIV64_RE = re.compile(r"(div|rem)_?[su]?64|[su]64_?(div|rem)|__internal.*[su]64", re.I)
+
+
+def reg_mode(name):
+    """MODE of a reg_fft_kernel<N, EPT, RPB, MODE, ...> (cx_reg_fft.h), else None."""
+    m = REG_MODE_RE.search(name)
+    return int(m.group(1)) if m else None
 
 
 class ToolError(Exception):
@@ -548,8 +561,13 @@ def evaluate(k, manifest):
         "inflight": k["loads_in_flight"] >= MIN_INFLIGHT,
         "ipe": None,
     }
-    if k["n"] in IPE_LIMITS:
-        c["ipe"] = k["instructions_per_element"] <= IPE_LIMITS[k["n"]]
+    # (a reg_fft_kernel<N, EPT, ...> that names no mode: a c2c of N, as mode 0)
+    k["mode"] = reg_mode(k["name"]) if reg_mode(k["name"]) is not None else (
+        0 if k["n"] is not None else None)
+    k["ipe_limit"] = (SPLIT_IPE_LIMIT if k["mode"] in SPLIT_MODES
+                      else IPE_LIMITS.get(k["n"]) if k["mode"] is not None else None)
+    if k["ipe_limit"] is not None:
+        c["ipe"] = k["instructions_per_element"] <= k["ipe_limit"]
     if k["float64"]:
         c = {name: None for name in c}
     k["checks"] = c
@@ -602,7 +620,7 @@ def fail_detail(k, check):
                  f"(limited by {k['limiter']})",
         "inflight": f"{k['loads_in_flight']} bytes of loads in flight per SM < {MIN_INFLIGHT}",
         "ipe": f"{k['instructions_per_element']:.1f} instructions per element > "
-               f"{IPE_LIMITS.get(k['n'])} (n = {k['n']})" if k["ept"] else "",
+               f"{k['ipe_limit']} (n = {k['n']}, mode {k['mode']})" if k["ept"] else "",
     }[check]
 
 
@@ -654,7 +672,8 @@ reg_fft_kernel<N, EPT, ...>. Checks: PASS/FAIL enforced; pass/fail measured, not
 (legacy); - not applicable (float64 instantiations are not checked).
 Thresholds: stack 0, spills 0, no LDL/STL, no div64, no g16, registers within the launch
 bounds, warps/SM >= %d, inflight >= %d KiB, ins/el <= 60 (N = 256, 400, 512, 1000, 1024),
-<= 70 (N = 4096).""" % (MIN_WARPS, MIN_INFLIGHT // 1024)
+<= 70 (N = 4096), <= %d for the two passes of a length above 16384 (modes 5, 6).""" % (
+    MIN_WARPS, MIN_INFLIGHT // 1024, SPLIT_IPE_LIMIT)
 
 
 def main(argv=None):

@@ -160,6 +160,77 @@ def test_too_little_shared_memory_leaves_the_register_kernel_out():
     check(got, sf.fft(to_numpy(x), axis=1), torch.complex64)
 
 
+# ---- lengths above 16384: two register passes (cx_reg_fft.h, "two passes") ----------
+# L = n1 x n2: pass 1 transforms the n2 columns of n1 values (a tile of
+# neighbouring columns) and twiddles them into a work buffer of the compute
+# type; pass 2 reads the work rows flat and writes the output transposed.
+# So the data moves twice, each element read and written once a pass.
+BYTES_PER_VALUE = {torch.complex32: 4, torch.complex64: 8, torch.complex128: 16}
+WORK_BYTES = {torch.complex32: 8, torch.complex64: 8, torch.complex128: 16}
+
+
+def test_split_of_large_lengths():
+    split = ops._gpu_reg_split
+    assert split(32768) == [128, 256] and split(65536) == [256, 256]
+    assert split(1 << 20) == [1024, 1024] and split(1 << 19) == [512, 1024]
+    n1, n2 = split(48000)  # no split of table lengths: the most even one with plans
+    assert n1 * n2 == 48000 and ops._gpu_reg_plan(n1) and ops._gpu_reg_plan(n2)
+    assert max(n1, n2) <= 256
+    assert split(16384) == [] and split(8 * 4099) == [] and split(17 * 4096) == []
+
+
+@pytest.mark.parametrize("n", [32768, 65536])
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+def test_two_passes(n, dtype):
+    """Two launches a transform, whole sectors, conflict-free exchanges,
+    the data read and written once in each pass, results at the floor."""
+    x = data((2, n), dtype, n)
+    xn = to_numpy(x)
+    counters()
+    for norm, forward in ((0, True), (2, False), (1, True)):
+        got = ops._gpu_emulated_fft_c2c(x, [1], norm, forward, SMEM, 256, 0)
+        ref = (sf.fft(xn, axis=1, norm=["backward", "ortho", "forward"][norm]) if forward else
+               sf.ifft(xn, axis=1, norm=["forward", "ortho", "backward"][norm]))
+        check(got, ref, dtype)
+    c = counters()
+    assert c["launches"] == 6, "the two-pass kernels did not run"
+    assert c["races"] == 0 and c["divergent"] == 0
+    assert c["g_sectors"] / c["g_min_sectors"] == 1.0
+    assert c["s_wavefronts"] / c["s_ideal"] <= WAVEFRONT_TARGET
+    # per call: the input once, the work buffer written and read once, the output once
+    per_call = x.numel() * (2 * BYTES_PER_VALUE[dtype] + 2 * WORK_BYTES[dtype])
+    assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] == 3 * per_call
+
+
+def test_two_passes_in_a_batch_and_a_multi_axis_transform():
+    """A batch dim that is not contiguous (every other row), and fft2 whose
+    last axis is long: the first axis's fp32 output feeds the two passes."""
+    x = data((5, 32768), torch.complex32, 3)[::2]
+    counters()
+    got = ops._gpu_emulated_fft_c2c(x, [1], 0, True, SMEM, 256, 0)
+    check(got, sf.fft(to_numpy(x), axis=1), torch.complex32)
+    assert counters()["launches"] == 2
+    y = data((3, 32768), torch.complex32, 4)
+    got = ops._gpu_emulated_fft_c2c(y, [0, 1], 1, True, SMEM, 256, 0)
+    check(got, sf.fft2(to_numpy(y), norm="ortho"), torch.complex32)
+
+
+def test_two_passes_leave_what_they_cannot_take():
+    """A strided axis, and a second factor with no kernel here (384: a GPU
+    compiles it at first use): the four-step, or the generic path for the
+    work rows after pass 1, give the same results."""
+    x = data((32768, 2), torch.complex32, 5)
+    counters()
+    got = ops._gpu_emulated_fft_c2c(x, [0], 0, True, SMEM, 256, 0)
+    check(got, sf.fft(to_numpy(x), axis=0), torch.complex32)
+    assert counters()["launches"] == 0
+    assert ops._gpu_reg_split(98304) == [256, 384] and not ops._gpu_reg_ahead_of_time(384)
+    y = data((1, 98304), torch.complex32, 6)
+    got = ops._gpu_emulated_fft_c2c(y, [1], 0, False, SMEM, 256, 0)
+    check(got, sf.ifft(to_numpy(y), axis=1, norm="forward"), torch.complex32)
+    assert counters()["launches"] == 1  # pass 1 only
+
+
 # ---- the real transforms: R2C and C2R of 2N samples on the kernel of length N ----
 # Rows whose N takes fewer than 8 threads (N <= 64) stay on the block kernels.
 REAL_HALVES = [n for n in LENGTHS if n >= 128 or n in (160, 200, 320, 400, 640, 800)]

@@ -33,7 +33,7 @@ CUOBJDUMP = cs.find_binary("cuobjdump", NVCC)
 needs_cuobjdump = pytest.mark.skipif(CUOBJDUMP is None,
                                      reason="no cuobjdump (pip install nvidia-cuda-cuobjdump)")
 
-DIRECT, STAGED, COLUMNS, R2C, C2R = range(5)
+DIRECT, STAGED, COLUMNS, R2C, C2R, COLS_TW, FLAT_COLS = range(7)
 
 
 def header_file(name):
@@ -63,7 +63,7 @@ def test_program_names_the_kernel_of_the_plan(n, mode):
     e, t = plan[0], plan[1]
     rpb = plan[2 + mode] if mode <= COLUMNS else plan[2]
     src, names, texts, expr, opts, launch = ops._rtc_program(n, mode, 0, 0, 1)
-    kernel = "reg_real_kernel" if mode >= R2C else "reg_fft_kernel"
+    kernel = "reg_real_kernel" if mode in (R2C, C2R) else "reg_fft_kernel"
     assert expr == f"{kernel}<{n}, {e}, {launch[0]}, {mode}, float, cx_half_t, float>"
     assert launch[1] == launch[0] * t
     if mode <= COLUMNS:
@@ -98,10 +98,12 @@ def compile_and_read(n, mode, scalar, ti, to, tmp_path):
 
 # Lengths of each kind outside the table: staged rows (one with idle
 # butterflies), an odd length, two and three passes with idle butterflies,
-# a tile of columns, the real kernels (r2c of 1440, c2r of 1200).
+# a tile of columns, the real kernels (r2c of 1440, c2r of 1200), and the
+# two passes of 98304 = 256 x 384 (pass 2) and of 48000 (pass 1 of 200 or 240).
 FIRST_USE = [(96, STAGED, 0, 0, 0), (105, STAGED, 0, 0, 0), (243, DIRECT, 0, 0, 0),
              (720, DIRECT, 0, 0, 0), (1920, DIRECT, 0, 1, 0), (1920, COLUMNS, 0, 1, 1),
-             (720, R2C, 0, 0, 0), (600, C2R, 0, 0, 0), (720, DIRECT, 1, 2, 2)]
+             (720, R2C, 0, 0, 0), (600, C2R, 0, 0, 0), (720, DIRECT, 1, 2, 2),
+             (384, FLAT_COLS, 0, 1, 0), (240, COLS_TW, 0, 0, 1), (384, FLAT_COLS, 1, 2, 2)]
 
 
 @needs_nvrtc

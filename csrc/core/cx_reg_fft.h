@@ -66,11 +66,36 @@ void cx_emu_note(int kind, const void* addr, int bytes);
 
 // MODE: how a kernel meets global memory (c2c), or a real transform (R2C,
 // C2R: rows of 2N real samples on a complex kernel of length N, unit stride
-// along the axis, read and written as the direct mode does).
-enum { CX_REG_DIRECT = 0, CX_REG_STAGED = 1, CX_REG_COLUMNS = 2, CX_REG_R2C = 3, CX_REG_C2R = 4 };
+// along the axis, read and written as the direct mode does), or one of the
+// two passes of a transform of length L = N1 x N2 above 16384 (below, "Two
+// passes"):
+//   CX_REG_COLS_TW:   pass 1, a column tile as CX_REG_COLUMNS (rows q of
+//                     length N1 with neighbouring q adjacent), each output k
+//                     multiplied by exp(-2 pi i q k / L), q = row % inner;
+//   CX_REG_FLAT_COLS: pass 2, the block's rows contiguous in the input, read
+//                     flat through shared memory as the staged mode does,
+//                     then transformed and stored as a column tile (lanes on
+//                     neighbouring rows, adjacent in the output, o_axis apart
+//                     along the axis): the transposing store of the four-step.
+enum {
+  CX_REG_DIRECT = 0,
+  CX_REG_STAGED = 1,
+  CX_REG_COLUMNS = 2,
+  CX_REG_R2C = 3,
+  CX_REG_C2R = 4,
+  CX_REG_COLS_TW = 5,
+  CX_REG_FLAT_COLS = 6
+};
 
-// The access mode whose shared-memory layout a kernel of MODE takes.
-CX_CFN int cx_reg_access(int mode) { return mode >= CX_REG_R2C ? CX_REG_DIRECT : mode; }
+CX_CFN bool cx_reg_is_real(int mode) { return mode == CX_REG_R2C || mode == CX_REG_C2R; }
+
+// The access mode whose shared-memory layout and thread mapping a kernel of
+// MODE takes.
+CX_CFN int cx_reg_access(int mode) {
+  return cx_reg_is_real(mode) ? CX_REG_DIRECT
+         : mode == CX_REG_COLS_TW || mode == CX_REG_FLAT_COLS ? CX_REG_COLUMNS
+                                                               : mode;
+}
 
 // ---- plan: elements per thread and radices, chosen at compile time ---------------
 #define CX_REG_MAX_PASSES 16
@@ -261,6 +286,9 @@ struct cx_reg_args {
   // them, pad_mode as torch.nn.functional.pad names it (cx_reg_pad_src).
   int pad, pad_mode;
   cx_i64 sig_len;
+  // CX_REG_COLS_TW: L, the length of the whole transform (the twiddles'
+  // period); zero otherwise.
+  int tw_len;
 };
 
 // The sample of a signal of L samples at position i (-L < i < 2L) of the
@@ -413,7 +441,7 @@ CX_CFN int cx_reg_rpb_of(const cx_rplan& p, int mode) {
   int want = 256 / t;
   const int by_smem = 32768 / (8 * (cx_reg_pitch_base(n) + 16));
   if (want > by_smem) want = by_smem;
-  if (mode == CX_REG_COLUMNS && want < 16) want = 512 / t < 16 ? 512 / t : 16;
+  if (cx_reg_access(mode) == CX_REG_COLUMNS && want < 16) want = 512 / t < 16 ? 512 / t : 16;
   int r = 1;
   while (2 * r <= want) r *= 2;
   // staged: a whole number of 32-byte sectors of fp16 pairs per flat step
@@ -430,10 +458,30 @@ CX_CFN bool cx_reg_mode_ok_of(const cx_rplan& p, int mode) {
   const int t = p.t;
   if (mode == CX_REG_STAGED) return t < 8;
   if (mode == CX_REG_COLUMNS) return cx_reg_rpb_of(p, mode) >= 2;
-  if (mode >= CX_REG_R2C) return t >= 8;  // whole sectors of fp16 pairs; shorter rows: block kernels
-  return true;
+  if (cx_reg_is_real(mode)) return t >= 8;  // whole sectors of fp16 pairs; shorter rows: block kernels
+  // the two passes: a tile of at least 8 rows (32 bytes of fp16 pairs across it)
+  if (mode == CX_REG_COLS_TW || mode == CX_REG_FLAT_COLS) return cx_reg_rpb_of(p, mode) >= 8;
+  return mode == CX_REG_DIRECT;
 }
 CX_CFN bool cx_reg_mode_ok(int n, int mode) { return cx_reg_mode_ok_of(cx_rplan_choose(n), mode); }
+
+// The lengths whose two-pass kernels (CX_REG_COLS_TW, CX_REG_FLAT_COLS) are
+// compiled ahead of time: the factors of the powers of two 2^15 .. 2^20 in
+// two passes of whole 16-row tiles. Other factors are compiled at first use.
+#define CX_REG_SPLIT_LENGTHS(X) X(128) X(256) X(512) X(1024)
+CX_CFN bool cx_reg_split_has(int n) {
+#define CX_REG_SPLIT_HAS(N) \
+  if (n == N) return true;
+  CX_REG_SPLIT_LENGTHS(CX_REG_SPLIT_HAS)
+#undef CX_REG_SPLIT_HAS
+  return false;
+}
+// Whether kernel (N, MODE) is compiled ahead of time (the CUDA files and the
+// emulation instantiate exactly these).
+CX_CFN bool cx_reg_aot(int n, int mode) {
+  return cx_reg_mode_ok(n, mode) &&
+         (mode != CX_REG_COLS_TW && mode != CX_REG_FLAT_COLS ? true : cx_reg_split_has(n));
+}
 
 // Where slot s of pass i's registers sits in the row: butterfly s % b[i],
 // input s / b[i] of it, element t + cx_reg_at(p, i, s) (for an exact plan,
@@ -796,6 +844,45 @@ CX_FN void cx_reg_write_with_end(const CX_PRIVATE cx<S>* v, int t, cx<S> extra,
   if (t == 0) cx_reg_sts(row, Sh::P.n, extra);
 }
 
+// ---- two passes (L = N1 x N2 above 16384) ------------------------------------------
+// Four-step, x[N2*a + q] -> X[k + N1*m] (a, k < N1; q, m < N2):
+//   pass 1 (CX_REG_COLS_TW, N = N1): for each column q, Y[k, q] = w^(q k)
+//          sum_a x[N2 a + q] W_N1^(a k), w = exp(-2 pi i / L), stored in place
+//          ([k][q], fp32 or fp64) by a tile of neighbouring columns;
+//   pass 2 (CX_REG_FLAT_COLS, N = N2): for each row k of Y (contiguous),
+//          X[k + N1 m] = sum_q Y[k, q] W_N2^(q m): the block's rows read flat,
+//          stored as a tile of neighbouring k (adjacent in X, N1 apart along m).
+// The twiddle of element k = t + T*b + (N/R)*r of the last pass's slot
+// b + r*B: w^(q t) * (w^(q T))^b * (w^(q N/R))^r, three sincospi a thread and
+// the powers by products in trees (depth log2 of B and of R), every angle
+// reduced exactly (q k mod L in 32 bits).
+template <class Sh, typename S>
+CX_FN void cx_reg_twiddle(CX_PRIVATE cx<S>* v, int t, const cx_reg_args<S>& A, int row) {
+  constexpr int LP = Sh::LAST, B = Sh::template nb<LP>(), R = Sh::template radix<LP>();
+  constexpr int STEP = Sh::P.n / R;  // element step between a butterfly's outputs
+  const cx_u32 q = (cx_u32)row - cx_fastdiv_div((cx_u32)row, A.inner) * A.inner.d;
+  const cx_u32 L = (cx_u32)A.tw_len;
+  // wb[b] = w^(q T b), pr[r] = w^(q t) w^(q STEP r)
+  cx<S> wb[B], c[R], pr[R];
+  wb[0] = cx_make<S>((S)1, (S)0);
+  if constexpr (B > 1) {
+    wb[1] = cx_reg_unit<S>((int)((q * (cx_u32)Sh::T) % L), (int)L);
+CX_UNROLL
+    for (int b = 2; b < B; ++b) wb[b] = cx_mul(wb[b / 2], wb[b - b / 2]);
+  }
+  pr[0] = cx_reg_unit<S>((int)((q * (cx_u32)t) % L), (int)L);
+  if constexpr (R > 1) {
+    c[1] = cx_reg_unit<S>((int)((q * (cx_u32)STEP) % L), (int)L);
+CX_UNROLL
+    for (int r = 2; r < R; ++r) c[r] = cx_mul(c[r / 2], c[r - r / 2]);
+CX_UNROLL
+    for (int r = 1; r < R; ++r) pr[r] = cx_mul(pr[0], c[r]);
+  }
+CX_UNROLL
+  for (int s = 0; s < Sh::template slots<LP>(); ++s)
+    v[s] = cx_mul(v[s], s % B == 0 ? pr[s / B] : cx_mul(wb[s % B], pr[s / B]));
+}
+
 // ---- one thread of one block ------------------------------------------------------
 // tid < Sh::BT; smem holds RPB rows of PITCH values.
 //
@@ -811,9 +898,9 @@ template <class Sh, int MODE, typename S, typename Ti, typename To>
 CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHARED cx<S>* smem) {
   constexpr int E = Sh::E, T = Sh::T, N = Sh::P.n;
   constexpr int ACC = cx_reg_access(MODE);
-  constexpr bool REAL = MODE >= CX_REG_R2C;
-  const int rl = MODE == CX_REG_COLUMNS ? tid % Sh::RPB : tid / T;
-  const int t = MODE == CX_REG_COLUMNS ? tid / Sh::RPB : tid % T;
+  constexpr bool REAL = cx_reg_is_real(MODE);
+  const int rl = ACC == CX_REG_COLUMNS ? tid % Sh::RPB : tid / T;
+  const int t = ACC == CX_REG_COLUMNS ? tid / Sh::RPB : tid % T;
   const int row0 = block * Sh::RPB;
   const int row = row0 + rl;
   const bool live = row < A.nrows;
@@ -822,13 +909,15 @@ CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHA
   To* y = (To*)A.out;
   cx<S> v[E];
   cx<S> top = cx_make<S>((S)0, (S)0);  // C2R: X[N], thread 0
-  if constexpr (MODE == CX_REG_STAGED) {
+  if constexpr (MODE == CX_REG_STAGED || MODE == CX_REG_FLAT_COLS) {
     // flat: element f = tid + BT*i of the block's rows (contiguous rows: the
-    // binding uses this mode only then), row f / N, index f % N, through
-    // shared memory into the natural layout
+    // binding uses these modes only then), row f / N, index f % N, through
+    // shared memory into pass 0's layout (FLAT_COLS: a column tile's)
     const int nl = A.nrows - row0 < Sh::RPB ? A.nrows - row0 : Sh::RPB;
     const int lim = nl * N;
-    const Ti* xb = x + 2 * ((cx_i64)row0 * N + tid);
+    const cx_i64 first =
+        MODE == CX_REG_STAGED ? (cx_i64)row0 * N : cx_reg_row_offset(A, row0, 0);
+    const Ti* xb = x + 2 * (first + tid);
     constexpr int FL = (Sh::RPB * N + Sh::BT - 1) / Sh::BT;  // flat steps (E, for an exact plan)
 CX_UNROLL
     for (int i = 0; i < FL; ++i)
@@ -841,7 +930,7 @@ CX_UNROLL
     }
     CX_REG_BARRIER();
     cx_reg_read_layout<Sh, 0, 16, S>(v, t, buf);
-  } else if constexpr (MODE == CX_REG_COLUMNS) {
+  } else if constexpr (ACC == CX_REG_COLUMNS) {
     const cx_i64 off = live ? cx_reg_row_offset(A, row, 0) : 0;
     cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
       constexpr int s = decltype(sc)::value;
@@ -950,7 +1039,9 @@ CX_UNROLL
 CX_UNROLL
     for (int s = 0; s < Sh::template slots<0>(); ++s) v[s].im *= sin_;
   }
-  cx_reg_passes<Sh, ACC, 0, S>(v, t, buf, MODE == CX_REG_STAGED || MODE == CX_REG_C2R);
+  cx_reg_passes<Sh, ACC, 0, S>(v, t, buf,
+                               MODE == CX_REG_STAGED || MODE == CX_REG_C2R ||
+                                   MODE == CX_REG_FLAT_COLS);
   if constexpr (MODE == CX_REG_R2C) {
     const cx<S> z0 = v[0];
     CX_REG_BARRIER();  // the last exchange's reads done
@@ -1011,6 +1102,9 @@ CX_UNROLL
     });
     return;
   } else {
+  if constexpr (MODE == CX_REG_COLS_TW) {
+    if (live) cx_reg_twiddle<Sh, S>(v, t, A, row);
+  }
   const S sre = A.scale, sim = A.conj_out ? -A.scale : A.scale;
 CX_UNROLL
   for (int s = 0; s < Sh::template slots<Sh::LAST>(); ++s)

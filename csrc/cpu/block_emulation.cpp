@@ -264,6 +264,14 @@ std::vector<int64_t> reg_plan(int64_t n) {
   return out;
 }
 
+// The two register passes of a length above 16384: [n1, n2], or [] where
+// the two-pass kernels do not take it (cx_reg_split_host).
+std::vector<int64_t> reg_split(int64_t n) {
+  const cx_reg_split sp = cx_reg_split_host(n);
+  if (sp.n1 == 0) return {};
+  return {sp.n1, sp.n2};
+}
+
 // Whether n's register kernel is compiled ahead of time (CX_REG_LENGTHS);
 // other lengths with a plan are compiled at first use on a GPU.
 bool reg_ahead_of_time(int64_t n) { return n >= 1 && n <= 16384 && cx_reg_has((int)n); }
@@ -288,6 +296,7 @@ TORCH_LIBRARY_FRAGMENT(complexext, m) {
   m.def("_gpu_emulation_counters(bool reset) -> float[]", &emu_counters);
   m.def("_gpu_reg_plan(int n) -> int[]", &reg_plan);
   m.def("_gpu_reg_ahead_of_time(int n) -> bool", &reg_ahead_of_time);
+  m.def("_gpu_reg_split(int n) -> int[]", &reg_split);
 }
 
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {

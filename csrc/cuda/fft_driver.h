@@ -236,12 +236,101 @@ bool run_reg_job(E& ex, const cx_block_job<S>& J, int ti, int to, int pad = 0, i
          ex.reg(A, n, mode, ti, to);
 }
 
+// A c2c of a length L above 16384 in two register passes (cx_reg_fft.h,
+// "two passes"; the split from cx_reg_split_host): pass 1 reads the input
+// once as tiles of neighbouring columns and writes the twiddled columns
+// in place into a work buffer of the compute type (fp32 or fp64, so the
+// rounding to fp16 happens once, at the end); pass 2 reads the work rows
+// flat and writes the output once, transposed through shared memory. For
+// complex32 that is 4 + 8 + 8 + 4 = 24 bytes an element against the
+// four-step's 56 (load, column pass, row pass, store). Taken for a
+// unit-stride axis with at most one batch dim (after merging) on both
+// sides; false, with nothing launched, where it does not apply or pass 1
+// has no kernel. Where pass 2 has none (a factor compiled at first use
+// that failed to compile), the work rows take the generic path.
+template <class S, class E>
+void run_gpu_job(E& ex, cx_block_job<S> J, int ti, int to, const at::TensorOptions& opts);
+
+template <class S, class E>
+bool run_reg_split(E& ex, const cx_block_job<S>& J, int ti, int to,
+                   const at::TensorOptions& opts) {
+  if (J.kind != CX_JOB_C2C || J.row_tw || J.bluestein || J.win_in || J.win_out ||
+      J.out_len != J.n || J.in_stride != 1 || J.out_stride != 1 || J.rows.nd > 1)
+    return false;
+  const cx_reg_split sp = cx_reg_split_host(J.n);
+  if (sp.n1 == 0) return false;
+  const int n1 = sp.n1, n2 = sp.n2;
+  const int64_t L = J.n, lim = int64_t(1) << 31;
+  if (J.nrows * n2 >= lim || J.nrows * n1 >= lim) return false;
+  for (int pass = 0; pass < 2; ++pass) {
+    const int m = pass == 0 ? n1 : n2;
+    const cx_rplan p = cx_reg_plan_host(m);
+    const int mode = pass == 0 ? CX_REG_COLS_TW : CX_REG_FLAT_COLS;
+    const int64_t need = (int64_t)cx_reg_rpb_of(p, mode) * (cx_reg_pitch_base(m) + 15) *
+                         (int64_t)sizeof(cx<S>);
+    if (need > ex.smem) return false;
+  }
+  const bool dbl = std::is_same<S, double>::value;
+  const int sc = dbl ? 2 : 1;
+  const cx_rows& R = J.rows;
+  at::Tensor work =
+      at::empty({J.nrows, L}, opts.dtype(dbl ? at::kComplexDouble : at::kComplexFloat));
+  cx<S>* W = (cx<S>*)work.mutable_data_ptr();
+  cx_reg_args<S> A{};  // pass 1: rows (b, q), the n1 values of column q n2 apart
+  A.in = J.in;
+  A.out = W;
+  A.nrows = (int)(J.nrows * n2);
+  A.inner = cx_fastdiv_make((cx_u32)n2);
+  A.i_stride0 = R.nd ? R.in_strides[0] : 0;
+  A.o_stride0 = L;
+  A.i_stride1 = A.o_stride1 = 1;
+  A.i_axis = A.o_axis = n2;
+  A.conj_in = J.conj_in;
+  A.scale = (S)1;
+  A.tw_len = (int)L;
+  if (!ex.reg(A, n1, CX_REG_COLS_TW, ti, sc)) return false;
+  cx_reg_args<S> B{};  // pass 2: rows (b, k) of n2 values, stored n1 apart
+  B.in = W;
+  B.out = J.out;
+  B.nrows = (int)(J.nrows * n1);
+  B.inner = cx_fastdiv_make((cx_u32)n1);
+  B.i_stride0 = L;
+  B.i_stride1 = n2;
+  B.o_stride0 = R.nd ? R.out_strides[0] : 0;
+  B.o_stride1 = 1;
+  B.i_axis = 1;
+  B.o_axis = n1;
+  B.conj_out = J.conj_out;
+  B.scale = J.scale;
+  if (ex.reg(B, n2, CX_REG_FLAT_COLS, sc, to)) return true;
+  cx_block_job<S> J2{};
+  J2.kind = CX_JOB_C2C;
+  J2.n = J2.out_len = n2;
+  J2.in = W;
+  J2.out = J.out;
+  J2.in_stride = 1;
+  J2.out_stride = n1;
+  J2.rows.nd = 2;
+  J2.rows.sizes[0] = J.nrows;
+  J2.rows.sizes[1] = n1;
+  J2.rows.in_strides[0] = L;
+  J2.rows.in_strides[1] = n2;
+  J2.rows.out_strides[0] = B.o_stride0;
+  J2.rows.out_strides[1] = 1;
+  J2.nrows = J.nrows * n1;
+  J2.conj_out = J.conj_out;
+  J2.scale = J.scale;
+  run_gpu_job<S>(ex, J2, sc, to, opts);
+  return true;
+}
+
 // Run job J (kind, n, out_len, pointers, strides, rows, conj, scale,
 // windows set) with the plan for its length; ti/to its storage types.
 template <class S, class E>
 void run_gpu_job(E& ex, cx_block_job<S> J, int ti, int to, const at::TensorOptions& opts) {
   if (J.nrows == 0) return;
   if (run_reg_job<S>(ex, J, ti, to)) return;
+  if (J.n > 16384 && run_reg_split<S>(ex, J, ti, to, opts)) return;
   const bool real_even = J.kind != CX_JOB_C2C && J.n % 2 == 0;
   PlanRef<S> ref = ex.template plan<S>(J.n, real_even);
   const GpuPlan<S>& P = *ref.plan;

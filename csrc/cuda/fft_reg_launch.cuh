@@ -2,7 +2,9 @@
 // for one pair of storage types, included by fft_reg_*.cu (one file per
 // pair, so their instantiations compile in parallel). Every length of
 // CX_REG_LENGTHS in each of the three access modes of the c2c kernels, and
-// as the half length of the real transforms (R2C, C2R).
+// as the half length of the real transforms (R2C, C2R); the lengths of
+// CX_REG_SPLIT_LENGTHS in the two passes of the transforms above 16384
+// (CX_REG_COLS_TW, CX_REG_FLAT_COLS). cx_reg_aot says which.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -14,7 +16,7 @@ namespace {
 
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
 auto reg_kernel_of() {
-  if constexpr (MODE >= CX_REG_R2C) {
+  if constexpr (cx_reg_is_real(MODE)) {
     return reg_real_kernel<N, EPT, RPB, MODE, S, Ti, To>;
   } else {
     return reg_fft_kernel<N, EPT, RPB, MODE, S, Ti, To>;
@@ -23,8 +25,8 @@ auto reg_kernel_of() {
 
 template <int N, int MODE, typename S, typename Ti, typename To>
 int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
-  if constexpr (!cx_reg_mode_ok(N, MODE)) {
-    return -1;  // not compiled: the binding asks only for cx_reg_mode_ok modes
+  if constexpr (!cx_reg_aot(N, MODE)) {
+    return -1;  // not compiled ahead of time: the binding compiles it at first use
   } else {
   constexpr int E = cx_rplan_choose(N).e, RPB = cx_reg_rpb(N, MODE);
   using Sh = cx_reg_shape<N, RPB, MODE>;
@@ -50,6 +52,9 @@ int reg_dispatch(const cx_reg_args<S>& A, int n, int mode, cudaStream_t stream) 
     if (mode == CX_REG_STAGED) return reg_launch<N, CX_REG_STAGED, S, Ti, To>(A, stream);  \
     if (mode == CX_REG_R2C) return reg_launch<N, CX_REG_R2C, S, Ti, To>(A, stream);        \
     if (mode == CX_REG_C2R) return reg_launch<N, CX_REG_C2R, S, Ti, To>(A, stream);        \
+    if (mode == CX_REG_COLS_TW) return reg_launch<N, CX_REG_COLS_TW, S, Ti, To>(A, stream);  \
+    if (mode == CX_REG_FLAT_COLS)                                                       \
+      return reg_launch<N, CX_REG_FLAT_COLS, S, Ti, To>(A, stream);                     \
     return reg_launch<N, CX_REG_COLUMNS, S, Ti, To>(A, stream);                       \
   }
   CX_REG_LENGTHS(CX_REG_CASE)
