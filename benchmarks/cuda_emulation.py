@@ -32,12 +32,18 @@ per element: 4 + 8 in pass 1, 8 + 4 in pass 2, 24 in all for complex32,
 where the four-step of the block kernels moves 56 (a load pass into fp32,
 a column pass, a row pass, a store pass: 12 + 16 + 16 + 12).
 
+And the lengths without a register plan up to 2048 (--blue-n), which take
+Bluestein's algorithm in one register kernel of the power of two N >= 2n-1,
+with the distinct bytes a launch moves per element (the rows once each
+way, and the chirp's spectrum, N values read by every row from L2).
+
 --check exits 1 unless, for every n with a register kernel: the sector
 ratio is 1.0 (contiguous rows; printed for the strided axis), wavefronts
 <= 1.05, 8 bytes per element for complex32 c2c, no races, error <= 1.15 x
 the floor; the stft moves at most 1.1 x (signal + output) bytes; a
 length above 16384 with a split takes two launches of whole sectors,
-<= 1.05 wavefronts and 24 bytes per element. The
+<= 1.05 wavefronts and 24 bytes per element; a Bluestein length takes one
+launch of whole sectors and <= 1.05 wavefronts. The
 sector and wavefront figures of the real transforms are printed, not
 checked (their c2c kernels' figures are).
 """
@@ -96,6 +102,7 @@ def measure(n, rows, strided, dtype=torch.complex32):
         "err": err / flo if dtype == torch.complex32 else err,
         "secs": secs,
         "launches_n": c["launches"],
+        "moved": (c["g_unique_ld_bytes"] + c["g_unique_st_bytes"]) / elems,
     }
 
 
@@ -174,6 +181,8 @@ def main(argv=None):
                     metavar=("B", "L"), help="signals and samples of the stft")
     ap.add_argument("--large-n", type=int, nargs="+", default=[32768, 65536],
                     help="lengths above 16384 (two register passes)")
+    ap.add_argument("--blue-n", type=int, nargs="+", default=[17, 101, 1009, 2039],
+                    help="lengths without a register plan (Bluestein in one kernel)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -265,6 +274,26 @@ def main(argv=None):
                 bad.append(f"n={n}: {a['wavefronts']:.3f} wavefronts per shared access")
             if abs(a["bytes"] - 24.0) > 1e-9:
                 bad.append(f"n={n}: {a['bytes']:.2f} bytes per element, not 24")
+    print("\ncomplex32 c2c of lengths without a plan: Bluestein in one register kernel")
+    head = (f"{'n':>8} {'N':>6} | {'launches':>8} {'sectors':>7} {'wavefr.':>7} "
+            f"{'moved B/elem':>12} {'races':>5} {'err/fl':>6}")
+    print(head)
+    print("-" * len(head))
+    for n in args.blue_n:
+        big = ops._gpu_reg_bluestein(n)
+        rows = args.rows or max(2, 8192 // n)
+        a = measure(n, rows, False)
+        print(f"{n:>8} {big or '-':>6} | {a['launches_n']:>8.0f} {a['sectors']:>7.3f} "
+              f"{a['wavefronts']:>7.3f} {a['moved']:>12.2f} {a['races']:>5.0f} {a['err']:>6.3f}")
+        if a["err"] > 1.15:
+            bad.append(f"n={n}: error {a['err']:.3f} x the floor")
+        if big:
+            if a["launches_n"] != 1 or a["races"]:
+                bad.append(f"n={n}: {a['launches_n']:.0f} launches, {a['races']:.0f} races")
+            if abs(a["sectors"] - 1.0) > 1e-9:
+                bad.append(f"n={n}: sector ratio {a['sectors']:.3f}")
+            if a["wavefronts"] > 1.05:
+                bad.append(f"n={n}: {a['wavefronts']:.3f} wavefronts per shared access")
     if bad:
         print("\nmissed:\n  " + "\n  ".join(bad))
     else:

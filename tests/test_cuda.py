@@ -68,9 +68,14 @@ def test_every_function_and_dtype(name, cdtype):
     check(name, run(name, x.cuda(), **s), scipy_ref(name, x, **s), cdtype, run(name, x, **s))
 
 
-# sizes for each path: small radix products, primes (Bluestein), large
-# powers of two and large composites (multi-pass), odd sizes in complex32
-PATHS = [17, 97, 100, 243, 400, 1000, 4099, 10007, 65537, 3 ** 10, 1 << 20, 1 << 22]
+# sizes for each path: small radix products, primes (Bluestein: in one
+# register kernel up to 2048, 1009 on N = 2048; the block kernels above),
+# large powers of two and large composites (two register passes: 65536,
+# 2^20, 48000 = 200 x 240 and 98304 = 256 x 384 with kernels compiled at
+# first use; the four-step of the block kernels: 3^10, 2^22), odd sizes in
+# complex32
+PATHS = [17, 97, 100, 243, 400, 1000, 1009, 4099, 10007, 48000, 65536, 65537, 98304, 3 ** 10,
+         1 << 20, 1 << 22]
 
 
 @pytest.mark.parametrize("cdtype", [torch.complex32, torch.complex64], ids=str)

@@ -231,6 +231,70 @@ def test_two_passes_leave_what_they_cannot_take():
     assert counters()["launches"] == 1  # pass 1 only
 
 
+# ---- Bluestein in one kernel (cx_reg_fft.h, "Bluestein") ------------------------------
+# A length without a register plan (a prime factor above 13), up to 2048:
+# both FFTs of the power of two N >= 2n - 1 in registers, the chirp computed
+# from j^2 mod 2n, its spectrum read from the plan's table (L2-resident).
+BLUE = {17: 128, 101: 256, 1009: 2048, 2039: 4096}
+
+
+def test_bluestein_lengths():
+    for n, m in BLUE.items():
+        assert ops._gpu_reg_plan(n) == [] and ops._gpu_reg_bluestein(n) == m
+    assert ops._gpu_reg_bluestein(4099) == 0  # N = 8192 would spill: the block kernels
+    assert ops._gpu_reg_bluestein(1024) == 0  # a plan of its own
+
+
+@pytest.mark.parametrize("n", list(BLUE))
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+def test_bluestein_in_one_kernel(n, dtype):
+    fits = not (dtype == torch.complex128 and BLUE[n] > 8192)  # fp64 16384: not one block
+    rows = max(2, 8192 // n) + 1
+    x = data((rows, n), dtype, n)
+    xn = to_numpy(x)
+    counters()
+    for norm, forward in ((0, True), (2, False), (1, True)):
+        got = ops._gpu_emulated_fft_c2c(x, [1], norm, forward, SMEM, 256, 0)
+        ref = (sf.fft(xn, axis=1, norm=["backward", "ortho", "forward"][norm]) if forward else
+               sf.ifft(xn, axis=1, norm=["forward", "ortho", "backward"][norm]))
+        check(got, ref, dtype)
+    c = counters()
+    if not fits:
+        assert c["launches"] == 0
+        return
+    assert c["launches"] == 3, "the Bluestein kernel did not run"
+    assert c["races"] == 0 and c["divergent"] == 0
+    assert c["s_wavefronts"] / c["s_ideal"] <= WAVEFRONT_TARGET
+    # whole sectors: rows of up to 128 values (N <= 256) move flat through
+    # shared memory; longer rows start mid-sector, which the fewest count
+    assert c["g_sectors"] / c["g_min_sectors"] <= 1.0 + 1e-9
+    # per call: the rows read once and written once, the table once (L2)
+    data_bytes = 2 * x.numel() * x.element_size()
+    table = BLUE[n] * (16 if dtype == torch.complex128 else 8)
+    moved = (c["g_unique_ld_bytes"] + c["g_unique_st_bytes"]) / 3
+    assert moved <= data_bytes + table + 2 * 32 * rows, (moved, data_bytes, table)
+
+
+def test_bluestein_strided_axis_takes_the_block_kernels():
+    x = data((101, 6), torch.complex32, 2)
+    counters()
+    got = ops._gpu_emulated_fft_c2c(x, [0], 0, True, SMEM, 256, 0)
+    check(got, sf.fft(to_numpy(x), axis=0), torch.complex32)
+    assert counters()["launches"] == 0
+
+
+@pytest.mark.parametrize("n,launches", [(101, 0), (1009, 1)])
+def test_bluestein_rows_apart(n, launches):
+    """Rows that do not lie end to end: the kernels of fewer than 32
+    threads a row (N <= 256) move rows flat and take them end to end only
+    (the block kernels take these); longer rows are read where they lie."""
+    x = data((5, n), torch.complex32, 3)[::2]
+    counters()
+    got = ops._gpu_emulated_fft_c2c(x, [1], 0, True, SMEM, 256, 0)
+    check(got, sf.fft(to_numpy(x), axis=1), torch.complex32)
+    assert counters()["launches"] == launches
+
+
 # ---- the real transforms: R2C and C2R of 2N samples on the kernel of length N ----
 # Rows whose N takes fewer than 8 threads (N <= 64) stay on the block kernels.
 REAL_HALVES = [n for n in LENGTHS if n >= 128 or n in (160, 200, 320, 400, 640, 800)]

@@ -20,8 +20,10 @@
 // Unrolled loops: every index into a register array a constant.
 #if defined(CX_CUDA)
 #define CX_UNROLL _Pragma("unroll")
+#define CX_NO_UNROLL _Pragma("unroll 1")
 #else
 #define CX_UNROLL _Pragma("GCC unroll 64")
+#define CX_NO_UNROLL _Pragma("GCC unroll 1")
 #endif
 
 // Compile-time helpers, callable at run time too (the planners), not forced inline.

@@ -77,6 +77,11 @@ void cx_emu_note(int kind, const void* addr, int bytes);
 //                     then transformed and stored as a column tile (lanes on
 //                     neighbouring rows, adjacent in the output, o_axis apart
 //                     along the axis): the transposing store of the four-step.
+// And Bluestein's algorithm for a length n without a plan (a prime factor
+// above 13) in one kernel of N >= 2n - 1 (below, "Bluestein"):
+//   CX_REG_BLUESTEIN: rows of n values along a unit-stride axis, read and
+//                     written as the direct mode does, both FFTs of N in
+//                     registers.
 enum {
   CX_REG_DIRECT = 0,
   CX_REG_STAGED = 1,
@@ -84,7 +89,8 @@ enum {
   CX_REG_R2C = 3,
   CX_REG_C2R = 4,
   CX_REG_COLS_TW = 5,
-  CX_REG_FLAT_COLS = 6
+  CX_REG_FLAT_COLS = 6,
+  CX_REG_BLUESTEIN = 7
 };
 
 CX_CFN bool cx_reg_is_real(int mode) { return mode == CX_REG_R2C || mode == CX_REG_C2R; }
@@ -289,6 +295,14 @@ struct cx_reg_args {
   // CX_REG_COLS_TW: L, the length of the whole transform (the twiddles'
   // period); zero otherwise.
   int tw_len;
+  // CX_REG_BLUESTEIN: rows of blue_n values; blue_2n = 2 blue_n, the chirp's
+  // period; filter: the N values of the chirp's spectrum, 1/N included
+  // (gpu_plan.h). Zero / null otherwise.
+  int blue_n;
+  cx_fastdiv blue_nd, blue_2n;  // divisions by n (the flat copy) and by 2n
+  S blue_inv_n;  // 1 / blue_n, rounded once on the host
+  int blue_step_q, blue_step_m;  // the block's threads BT = q n + m (the flat copy)
+  const S* filter;
 };
 
 // The sample of a signal of L samples at position i (-L < i < 2L) of the
@@ -461,6 +475,9 @@ CX_CFN bool cx_reg_mode_ok_of(const cx_rplan& p, int mode) {
   if (cx_reg_is_real(mode)) return t >= 8;  // whole sectors of fp16 pairs; shorter rows: block kernels
   // the two passes: a tile of at least 8 rows (32 bytes of fp16 pairs across it)
   if (mode == CX_REG_COLS_TW || mode == CX_REG_FLAT_COLS) return cx_reg_rpb_of(p, mode) >= 8;
+  // Bluestein: whole sectors of a row's fp16 pairs (8 threads), N a power of
+  // two up to 4096 (cx_reg_blue_len)
+  if (mode == CX_REG_BLUESTEIN) return t >= 8 && (p.n & (p.n - 1)) == 0 && p.n <= 4096;
   return mode == CX_REG_DIRECT;
 }
 CX_CFN bool cx_reg_mode_ok(int n, int mode) { return cx_reg_mode_ok_of(cx_rplan_choose(n), mode); }
@@ -476,11 +493,39 @@ CX_CFN bool cx_reg_split_has(int n) {
 #undef CX_REG_SPLIT_HAS
   return false;
 }
+// Whether storage types Ti -> To occur in MODE: pass 1 of two writes the
+// work buffer in the compute type S, pass 2 reads it (fft_driver.h).
+template <class A, class B>
+struct cx_reg_same_t {
+  static constexpr bool value = false;
+};
+template <class A>
+struct cx_reg_same_t<A, A> {
+  static constexpr bool value = true;
+};
+template <int MODE, typename S, typename Ti, typename To>
+CX_CFN bool cx_reg_types_ok() {
+  return MODE == CX_REG_COLS_TW ? cx_reg_same_t<To, S>::value
+         : MODE == CX_REG_FLAT_COLS ? cx_reg_same_t<Ti, S>::value
+                                    : true;
+}
+// Bluestein's N for a row of n values (2n - 1 <= N): the power of two, at
+// least 128 (8 threads a row), up to 4096; 0 above n = 2048. (At N = 8192,
+// 32 values a thread on 256 threads, the two FFTs with the chirp and the
+// filter take more registers than 16 warps an SM leave: ptxas spills 96
+// bytes at 128 registers, or takes 206 without the bound. n = 2049 .. 8192
+// take the block kernels.)
+CX_CFN int cx_reg_blue_len(int n) {
+  int m = 128;
+  while (m < 2 * n - 1) m *= 2;
+  return m <= 4096 ? m : 0;
+}
 // Whether kernel (N, MODE) is compiled ahead of time (the CUDA files and the
-// emulation instantiate exactly these).
+// emulation instantiate exactly these; cx_reg_blue_len gives powers of two
+// only, all of them in CX_REG_LENGTHS).
 CX_CFN bool cx_reg_aot(int n, int mode) {
   return cx_reg_mode_ok(n, mode) &&
-         (mode != CX_REG_COLS_TW && mode != CX_REG_FLAT_COLS ? true : cx_reg_split_has(n));
+         (mode == CX_REG_COLS_TW || mode == CX_REG_FLAT_COLS ? cx_reg_split_has(n) : true);
 }
 
 // Where slot s of pass i's registers sits in the row: butterfly s % b[i],
@@ -883,6 +928,189 @@ CX_UNROLL
     v[s] = cx_mul(v[s], s % B == 0 ? pr[s / B] : cx_mul(wb[s % B], pr[s / B]));
 }
 
+// ---- Bluestein (a length n without a plan, 2n - 1 <= N) ------------------------------
+// x, as a value the compiler cannot see through (nor move out of a loop).
+CX_FN int cx_reg_opaque(int x) {
+#if defined(CX_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("mov.b32 %0, %0;" : "+r"(x));
+#elif !defined(CX_CUDA)
+  asm volatile("" : "+r"(x));
+#endif
+  return x;
+}
+
+// X[k] = c[k] sum_j (x[j] c[j]) conj(c[k - j]), c[j] = exp(-pi i j^2 / n): a
+// cyclic convolution of length N, in one kernel:
+//   a[j] = x[j] c[j] (j < n; zero up to N)   loads first, then the chirp
+//   A = DFT_N(a)                               the passes, in registers
+//   b[k] = conj(A[k] F[k])                     F = DFT_N(conj c, wrapped) / N, a table
+//   B = DFT_N(b)                               the same passes again
+//   X[k] = conj(B[k]) c[k] scale,  k < n
+// The chirp is computed, its angle reduced exactly: j^2 mod 2n (j^2 < 2^26)
+// by a host-computed divisor. Where pass 0's layout is not the last pass's
+// (a plan with idle butterflies) one more exchange sits between the FFTs.
+// exp(-pi i r / n), r = j^2 mod 2n: sincospi of -r * (1/n), the product
+// within 1.5 units in the last place of r / n.
+template <typename S>
+CX_FN cx<S> cx_reg_chirp(const cx_reg_args<S>& A, int j) {
+  const cx_u32 j2 = (cx_u32)j * (cx_u32)j;
+  const cx_u32 r = j2 - cx_fastdiv_div(j2, A.blue_2n) * A.blue_2n.d;
+  const S a = -(S)(int)r * A.blue_inv_n;
+  S sn, cs;
+#if defined(CX_CUDA)
+  if constexpr (sizeof(S) == 4) {
+    sincospif(a, &sn, &cs);
+  } else {
+    sincospi(a, &sn, &cs);
+  }
+#else
+  sn = (S)__builtin_sin(3.14159265358979323846 * (double)a);
+  cs = (S)__builtin_cos(3.14159265358979323846 * (double)a);
+#endif
+  return cx_make<S>(cs, sn);
+}
+// Row and value (r, j) of flat value f = tid of a block's run of rows of n,
+// and the step to f + BT (BT = q n + m, taken once a thread).
+template <typename S>
+CX_FN void cx_reg_flat_start(const cx_reg_args<S>& A, int tid, int n, int* r, int* j) {
+  *r = (int)cx_fastdiv_div((cx_u32)tid, A.blue_nd);
+  *j = tid - *r * n;
+}
+template <typename S>
+CX_FN void cx_reg_flat_step(const cx_reg_args<S>& A, int n, int* r, int* j) {
+  // (A.blue_step: BT / n and BT % n, from the host)
+  *r += A.blue_step_q;
+  *j += A.blue_step_m;
+  if (*j >= n) {
+    *j -= n;
+    *r += 1;
+  }
+}
+template <class Sh>
+CX_CFN bool cx_reg_same_layout() {
+  if (Sh::template slots<0>() != Sh::template slots<Sh::LAST>()) return false;
+  for (int s = 0; s < Sh::template slots<0>(); ++s)
+    if (cx_reg_at(Sh::P, 0, s) != cx_reg_at(Sh::P, Sh::LAST, s) ||
+        Sh::P.b[0] != Sh::P.b[Sh::LAST])
+      return false;
+  return Sh::T * Sh::E == Sh::P.n;  // no idle butterflies
+}
+// Rows that take fewer than 32 threads (N <= 256, so n <= 128) move flat
+// through shared memory, as the staged mode's do, so that a warp reads and
+// writes whole sectors rather than parts of several short rows that start
+// mid-sector: value f of the block's run of rows is value j = f % n of row
+// r = f / n, at slot r PITCH + pad(j), the rows' layout of the exchanges
+// (whose pitch the bank model chose), r and j carried from step to step
+// (one division a thread, by host-computed divisors). Those kernels take
+// rows that lie end to end only (A.flat; the binding's rule).
+template <class Sh, typename S, typename Ti, typename To>
+CX_FN void cx_reg_bluestein(const cx_reg_args<S>& A, int tid, int block, int t, int row,
+                            bool live, CX_SHARED cx<S>* smem, CX_SHARED cx<S>* buf,
+                            CX_PRIVATE cx<S>* v) {
+  constexpr int LP = Sh::LAST, RPB = Sh::RPB, BT = Sh::BT;
+  // 2n - 1 <= N: a block's RPB rows of n values take at most
+  // ceil(RPB (N + 1) / 2 / BT) = E / 2 + 1 flat steps of BT
+  constexpr int FLN = Sh::E / 2 + 1;
+  const int n = A.blue_n;
+  const int row0 = block * RPB;
+  const int lim = (A.nrows - row0 < RPB ? A.nrows - row0 : RPB) * n;  // the block's values
+  constexpr bool flat = Sh::T < 32;
+  if constexpr (flat) {
+    {
+      const Ti* xb = (const Ti*)A.in + 2 * (cx_reg_row_offset(A, row0, 0) + tid);
+CX_UNROLL
+      for (int i = 0; i < FLN; ++i)
+        v[i] = tid + BT * i < lim ? cx_reg_ld<S>(xb, BT * i) : cx_make<S>((S)0, (S)0);
+      int r = 0, j = 0;
+      cx_reg_flat_start(A, tid, n, &r, &j);
+CX_UNROLL
+      for (int i = 0; i < FLN; ++i) {
+        if (tid + BT * i < lim) cx_reg_sts(smem + r * Sh::PITCH, cx_reg_pad(j), v[i]);
+        cx_reg_flat_step(A, n, &r, &j);
+      }
+      CX_REG_BARRIER();
+      cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        const int k = t + Sh::template at<0, s>();
+        v[s] = cx_reg_has_slot<Sh, 0, s>(t) && k < n ? cx_reg_lds(buf, cx_reg_pad(k))
+                                                     : cx_make<S>((S)0, (S)0);
+      });
+    }
+  } else {
+    const Ti* x = (const Ti*)A.in + (live ? 2 * cx_reg_row_offset(A, row, 0) : 0);
+    cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      const int j = t + Sh::template at<0, s>();
+      v[s] = live && cx_reg_has_slot<Sh, 0, s>(t) && j < n ? cx_reg_ld<S>(x, j)
+                                                           : cx_make<S>((S)0, (S)0);
+    });
+  }
+  const S sin_ = A.conj_in ? (S)-1 : (S)1;
+  cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+    constexpr int s = decltype(sc)::value;
+    const int j = t + Sh::template at<0, s>();
+    if (j < n) {
+      v[s].im *= sin_;
+      v[s] = cx_mul(v[s], cx_reg_chirp(A, j));
+    }
+  });
+  // the two FFTs: one copy of the passes' code, run twice. The thread index
+  // goes through an opaque copy each time, so that the compiler cannot hoist
+  // the passes' twiddles (functions of t alone) out of the loop and hold all
+  // of them, for every pass, in registers across it.
+CX_NO_UNROLL
+  for (int rep = 0; rep < 2; ++rep) {
+    cx_reg_passes<Sh, CX_REG_DIRECT, 0, S>(v, cx_reg_opaque(t), buf, rep > 0 || flat);
+    if (rep > 0) break;
+    cx_reg_each<0, Sh::template slots<LP>()>([&](auto sc) {
+      constexpr int s = decltype(sc)::value;
+      if (cx_reg_has_slot<Sh, LP, s>(t))
+        v[s] = cx_conj(cx_mul(v[s], cx_reg_ld<S>(A.filter, t + Sh::template at<LP, s>())));
+    });
+    if constexpr (!cx_reg_same_layout<Sh>()) {
+      CX_REG_BARRIER();  // the last exchange's reads done
+      cx_reg_write_layout<Sh, LP, 16, S>(v, t, buf);
+      CX_REG_BARRIER();
+      cx_reg_read_layout<Sh, 0, 16, S>(v, t, buf);
+    }
+  }
+  const S sre = A.scale, sim = A.conj_out ? A.scale : -A.scale;  // conj(B) c, then conj_out
+  if constexpr (flat) {
+    {
+      CX_REG_BARRIER();  // the last exchange's reads done
+      cx_reg_each<0, Sh::template slots<LP>()>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        const int k = t + Sh::template at<LP, s>();
+        if (cx_reg_has_slot<Sh, LP, s>(t) && k < n) {
+          const cx<S> z = cx_mul(cx_make<S>(v[s].re, -v[s].im), cx_reg_chirp(A, k));
+          cx_reg_sts(buf, cx_reg_pad(k), cx_make<S>(z.re * sre, -z.im * sim));
+        }
+      });
+      CX_REG_BARRIER();
+      To* yb = (To*)A.out + 2 * (cx_reg_row_offset(A, row0, 1) + tid);
+      int r = 0, j = 0;
+      cx_reg_flat_start(A, tid, n, &r, &j);
+CX_UNROLL
+      for (int i = 0; i < FLN; ++i) {
+        if (tid + BT * i < lim)
+          cx_reg_st<S>(yb, BT * i, cx_reg_lds(smem + r * Sh::PITCH, cx_reg_pad(j)));
+        cx_reg_flat_step(A, n, &r, &j);
+      }
+    }
+    return;
+  }
+  if (!live) return;
+  To* y = (To*)A.out + 2 * cx_reg_row_offset(A, row, 1);
+  cx_reg_each<0, Sh::template slots<LP>()>([&](auto sc) {
+    constexpr int s = decltype(sc)::value;
+    const int k = t + Sh::template at<LP, s>();
+    if (cx_reg_has_slot<Sh, LP, s>(t) && k < n) {
+      const cx<S> z = cx_mul(cx_make<S>(v[s].re, -v[s].im), cx_reg_chirp(A, k));
+      cx_reg_st<S>(y, k, cx_make<S>(z.re * sre, -z.im * sim));
+    }
+  });
+}
+
 // ---- one thread of one block ------------------------------------------------------
 // tid < Sh::BT; smem holds RPB rows of PITCH values.
 //
@@ -905,6 +1133,11 @@ CX_FN void cx_reg_fft_thread(const cx_reg_args<S>& A, int tid, int block, CX_SHA
   const int row = row0 + rl;
   const bool live = row < A.nrows;
   CX_SHARED cx<S>* buf = smem + rl * Sh::PITCH;
+  if constexpr (MODE == CX_REG_BLUESTEIN) {
+    cx<S> w[E];
+    cx_reg_bluestein<Sh, S, Ti, To>(A, tid, block, t, row, live, smem, buf, w);
+    return;
+  }
   const Ti* x = (const Ti*)A.in;
   To* y = (To*)A.out;
   cx<S> v[E];

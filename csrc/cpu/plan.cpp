@@ -85,19 +85,21 @@ void fill_row(Plan<S>& P) {
 
 // Bluestein: X[j] = c[j] * sum_k (x[k] c[k]) conj(c[j-k]), c[k] = exp(-i pi k^2 / n),
 // a cyclic convolution of length m >= 2n-1 done with FFTs of length m.
-template <class S>
-void fill_bluestein(Plan<S>& P, int64_t n) {
-  const int64_t m = cx_next_smooth(2 * n - 1);
-  std::vector<cx<double>> c(n), b(m, cx_make<double>(0, 0));
+// c[k] (k < n) and the spectrum B = DFT_m(b) / m of b[k] = conj(c[k]),
+// b[m - k] = b[k] (zero between), in double with our own plan.
+void bluestein_tables_of(int64_t n, int64_t m, std::vector<cx<double>>& c,
+                         std::vector<cx<double>>& B) {
+  TORCH_CHECK(n >= 1 && m >= 2 * n - 1, "complexext: Bluestein length ", m, " for ", n);
+  std::vector<cx<double>> b(m, cx_make<double>(0, 0));
+  c.assign(n, cx_make<double>(0, 0));
   for (int64_t k = 0; k < n; ++k) {
     uint64_t q = ((uint64_t)k * (uint64_t)k) % (uint64_t)(2 * n);
     c[k] = root((int64_t)q, 2 * n);
     b[k] = cx_conj(c[k]);
     if (k) b[m - k] = b[k];
   }
-  // The filter's spectrum, computed once in double with our own plan.
   auto dp = get_plan<double>(m);
-  std::vector<cx<double>> B(m);
+  B.assign(m, cx_make<double>(0, 0));
   cx_axis_job J{};
   J.kind = CX_C2C;
   J.in_type = J.out_type = CX_F64;
@@ -111,6 +113,13 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
   J.plan = dp->large ? (const void*)dp.get() : (const void*)&dp->d;
   J.large_fft = dp->large ? &large_fft<double> : nullptr;
   run_job(J);
+}
+
+template <class S>
+void fill_bluestein(Plan<S>& P, int64_t n) {
+  const int64_t m = cx_next_smooth(2 * n - 1);
+  std::vector<cx<double>> c, B;
+  bluestein_tables_of(n, m, c, B);
   P.chirp.resize(n);
   P.filter.resize(m);
   for (int64_t k = 0; k < n; ++k) P.chirp[k] = round_to<S>(c[k]);
@@ -268,6 +277,12 @@ std::shared_ptr<const T> cached(int64_t n, int kind, F make) {
 }
 
 }  // namespace
+
+// (plan.h) Bluestein's tables, for the CUDA plans (csrc/cuda/gpu_plan.h).
+void bluestein_tables(int64_t n, int64_t m, std::vector<cx<double>>& c,
+                      std::vector<cx<double>>& B) {
+  bluestein_tables_of(n, m, c, B);
+}
 
 template <class S>
 std::shared_ptr<const Plan<S>> get_plan(int64_t n) {

@@ -40,6 +40,12 @@ struct RealTwiddles {
 
 template <class S>
 std::shared_ptr<const Plan<S>> get_plan(int64_t n);
+
+// Bluestein's tables for a row of n on a convolution of length m >= 2n - 1:
+// the chirp c[k] = exp(-pi i k^2 / n), k < n, and the spectrum
+// B = DFT_m(b) / m of b[k] = conj(c[k]) = b[m - k] (zero between), in double.
+void bluestein_tables(int64_t n, int64_t m, std::vector<cx<double>>& c,
+                      std::vector<cx<double>>& B);
 template <class S>
 std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n);
 // A Stockham lane plan whatever the length (n = 16*m, m <= kLaneMax), for

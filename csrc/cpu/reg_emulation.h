@@ -51,7 +51,7 @@ void run_pool(int bt, int blocks, const std::function<void(int, int)>& body);
 // that kernel is not compiled (the CUDA files compile the same list).
 template <int N, int MODE, typename S, typename Ti, typename To>
 bool run_kernel(const cx_reg_args<S>& A) {
-  if constexpr (!cx_reg_aot(N, MODE)) {
+  if constexpr (!cx_reg_aot(N, MODE) || !cx_reg_types_ok<MODE, S, Ti, To>()) {
     return false;
   } else {
     constexpr int RPB = cx_reg_rpb(N, MODE);
@@ -94,6 +94,7 @@ bool dispatch(const cx_reg_args<S>& A, int n, int mode) {
     if (mode == CX_REG_C2R) return run_kernel<N, CX_REG_C2R, S, Ti, To>(A);       \
     if (mode == CX_REG_COLS_TW) return run_kernel<N, CX_REG_COLS_TW, S, Ti, To>(A); \
     if (mode == CX_REG_FLAT_COLS) return run_kernel<N, CX_REG_FLAT_COLS, S, Ti, To>(A); \
+    if (mode == CX_REG_BLUESTEIN) return run_kernel<N, CX_REG_BLUESTEIN, S, Ti, To>(A); \
     return run_kernel<N, CX_REG_COLUMNS, S, Ti, To>(A);                          \
   }
   CX_REG_EMU_LENGTHS(CX_REG_EMU_CASE)

@@ -324,6 +324,58 @@ bool run_reg_split(E& ex, const cx_block_job<S>& J, int ti, int to,
   return true;
 }
 
+// A c2c of a length without a register plan (a prime factor above 13),
+// up to 8192, by Bluestein's algorithm in one register kernel
+// (CX_REG_BLUESTEIN, cx_reg_fft.h): the row read once and written once,
+// both FFTs of P.reg_m in registers, the chirp computed, its spectrum read
+// from the plan's table. A unit-stride axis on both sides, at most two
+// batch dims; false, with nothing launched, otherwise.
+template <class S, class E>
+bool run_reg_bluestein(E& ex, const cx_block_job<S>& J, int ti, int to, const GpuPlan<S>& P,
+                       const cx<S>* base) {
+  if (P.reg_m == 0 || J.kind != CX_JOB_C2C || J.row_tw || J.bluestein || J.win_in ||
+      J.win_out || J.out_len != J.n || J.in_stride != 1 || J.out_stride != 1 ||
+      J.rows.nd > 2 || J.nrows >= (int64_t(1) << 31))
+    return false;
+  const int m = (int)P.reg_m;
+  const cx_rplan p = cx_reg_plan_host(m);
+  if (p.np == 0 || !cx_reg_mode_ok_of(p, CX_REG_BLUESTEIN)) return false;
+  const int64_t need = (int64_t)cx_reg_rpb_of(p, CX_REG_BLUESTEIN) *
+                       (cx_reg_pitch_base(m) + 15) * (int64_t)sizeof(cx<S>);
+  if (need > ex.smem) return false;
+  const cx_rows& R = J.rows;
+  cx_reg_args<S> A{};
+  A.in = J.in;
+  A.out = J.out;
+  A.nrows = (int)J.nrows;
+  A.inner = cx_fastdiv_make(R.nd == 2 ? (cx_u32)R.sizes[1] : (cx_u32)J.nrows);
+  A.i_stride0 = R.nd == 2 ? R.in_strides[0] : 0;
+  A.o_stride0 = R.nd == 2 ? R.out_strides[0] : 0;
+  A.i_stride1 = R.nd ? R.in_strides[R.nd - 1] : 0;
+  A.o_stride1 = R.nd ? R.out_strides[R.nd - 1] : 0;
+  A.i_axis = A.o_axis = 1;
+  A.conj_in = J.conj_in;
+  A.conj_out = J.conj_out;
+  A.scale = J.scale;
+  A.blue_n = (int)J.n;
+  A.blue_nd = cx_fastdiv_make((cx_u32)J.n);
+  A.blue_2n = cx_fastdiv_make((cx_u32)(2 * J.n));
+  const int bt = cx_reg_rpb_of(p, CX_REG_BLUESTEIN) * p.t;
+  A.blue_step_q = bt / (int)J.n;
+  A.blue_step_m = bt % (int)J.n;
+  // rows end to end on both sides: the flat copy (kernels of fewer than 32
+  // threads a row)
+  auto end_to_end = [&](const cx_i64* st) {
+    return R.nd == 0 || (R.nd == 1 && st[0] == J.n) ||
+           (R.nd == 2 && st[1] == J.n && st[0] == R.sizes[1] * J.n);
+  };
+  A.flat = end_to_end(R.in_strides) && end_to_end(R.out_strides);
+  if (p.t < 32 && !A.flat) return false;  // (those kernels take rows end to end only)
+  A.blue_inv_n = (S)(1.0 / (double)J.n);
+  A.filter = reinterpret_cast<const S*>(base + P.reg_filter);
+  return ex.reg(A, m, CX_REG_BLUESTEIN, ti, to);
+}
+
 // Run job J (kind, n, out_len, pointers, strides, rows, conj, scale,
 // windows set) with the plan for its length; ti/to its storage types.
 template <class S, class E>
@@ -337,6 +389,7 @@ void run_gpu_job(E& ex, cx_block_job<S> J, int ti, int to, const at::TensorOptio
   const cx<S>* base = ref.base;
   J.len = P.len;
   J.rtw = P.rtw >= 0 ? base + P.rtw : nullptr;
+  if (run_reg_bluestein<S>(ex, J, ti, to, P, base)) return;
   if (P.strategy == kOnePass) {
     set_block(J, P.one, base);
     ex.block(J, ti, to);

@@ -25,7 +25,7 @@ auto reg_kernel_of() {
 
 template <int N, int MODE, typename S, typename Ti, typename To>
 int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
-  if constexpr (!cx_reg_aot(N, MODE)) {
+  if constexpr (!cx_reg_aot(N, MODE) || !cx_reg_types_ok<MODE, S, Ti, To>()) {
     return -1;  // not compiled ahead of time: the binding compiles it at first use
   } else {
   constexpr int E = cx_rplan_choose(N).e, RPB = cx_reg_rpb(N, MODE);
@@ -55,6 +55,8 @@ int reg_dispatch(const cx_reg_args<S>& A, int n, int mode, cudaStream_t stream) 
     if (mode == CX_REG_COLS_TW) return reg_launch<N, CX_REG_COLS_TW, S, Ti, To>(A, stream);  \
     if (mode == CX_REG_FLAT_COLS)                                                       \
       return reg_launch<N, CX_REG_FLAT_COLS, S, Ti, To>(A, stream);                     \
+    if (mode == CX_REG_BLUESTEIN)                                                       \
+      return reg_launch<N, CX_REG_BLUESTEIN, S, Ti, To>(A, stream);                     \
     return reg_launch<N, CX_REG_COLUMNS, S, Ti, To>(A, stream);                       \
   }
   CX_REG_LENGTHS(CX_REG_CASE)

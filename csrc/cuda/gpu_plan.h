@@ -26,6 +26,7 @@
 
 #include "../core/cx_block_job.h"
 #include "../core/cx_factor.h"
+#include "../core/cx_reg_plans.h"
 #include "../cpu/plan.h"
 #include "../host_root.h"
 
@@ -58,6 +59,10 @@ struct GpuPlan {
   int64_t big_tw = 0;   // exp(-2 pi i k / core), k < core
   int64_t m = 0, chirp = 0, filter = 0;  // kBluesteinFourStep
   int64_t rtw = -1;     // real_even: exp(-2 pi i k / n), k <= n/2
+  // Bluestein on the register kernel of reg_m (a c2c length without a
+  // register plan, up to 8192; fft_driver.h, run_reg_bluestein): the
+  // spectrum of the chirp at reg_m, 1/reg_m included. 0 / -1: none.
+  int64_t reg_m = 0, reg_filter = -1;
   std::vector<cx<S>> table;
 };
 
@@ -156,6 +161,13 @@ std::shared_ptr<GpuPlan<S>> make_plan(int64_t n, bool real_even, int64_t smem) {
   if (real_even) {
     P->rtw = 0;
     for (int64_t k = 0; k <= n / 2; ++k) T.push_back(root_of<S>(k, n));
+  }
+  if (!real_even && n <= 2048 && cx_reg_plan_host((int)n).np == 0 && cx_reg_blue_len((int)n)) {
+    P->reg_m = cx_reg_blue_len((int)n);
+    P->reg_filter = (int64_t)T.size();
+    std::vector<cx<double>> c, B;
+    bluestein_tables(n, P->reg_m, c, B);
+    for (const cx<double>& z : B) T.push_back(cx_make<S>((S)z.re, (S)z.im));
   }
   if (add_block(T, P->len, smem, P->one)) return P;
   if (is_smooth(P->len)) {

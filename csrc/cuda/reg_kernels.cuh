@@ -18,10 +18,19 @@
 namespace {
 #endif
 
+// Blocks an SM must hold: Bluestein's kernels run the passes in a loop
+// (two FFTs, one copy of the code), and ptxas then takes registers up to
+// the launch bound's limit (226 at N = 8192 on 256 threads: 8 warps an SM);
+// asking for 16 warps holds them to 128. The others need no such bound.
+CX_CFN int cx_reg_min_blocks(int bt, int mode) {
+  return mode == CX_REG_BLUESTEIN ? (512 + bt - 1) / bt : 1;
+}
+
 // N and EPT lead the template arguments: benchmarks/cuda_static.py reads
 // them from the kernel's name to report instructions per element.
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
+__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t,
+                                  cx_reg_min_blocks(RPB * cx_rplan_choose(N).t, MODE))
     reg_fft_kernel(const cx_reg_args<S> A) {
   using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_fft_kernel: EPT does not match the plan");

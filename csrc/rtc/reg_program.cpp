@@ -31,7 +31,7 @@ const char* embedded_header_name(int i) { return kEmbedded[i].name; }
 const char* embedded_header_text(int i) { return kEmbedded[i].text; }
 
 bool reg_program_possible(int n, int mode) {
-  if (n < 2 || n > 16384 || mode < CX_REG_DIRECT || mode > CX_REG_FLAT_COLS) return false;
+  if (n < 2 || n > 16384 || mode < CX_REG_DIRECT || mode > CX_REG_BLUESTEIN) return false;
   const cx_rplan p = cx_reg_plan_host(n);
   return p.np != 0 && cx_reg_mode_ok_of(p, mode);
 }
