@@ -443,22 +443,69 @@ def test_stft_reads_frames_where_they_lie(n_fft, hop, dtype, mode):
     assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] <= 1.1 * (signal + out)
 
 
+@pytest.mark.parametrize("n_fft,hop", [(512, 128), (400, 160), (256, 64)])
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+@pytest.mark.parametrize("mode", ["reflect", "constant", "replicate", "circular", None])
+def test_stft_of_a_complex_signal_reads_frames_where_they_lie(n_fft, hop, dtype, mode):
+    """A complex signal's frames on their own kernel (CX_REG_FRAMES): one
+    launch, the padding read in place (None: no centre padding), the window
+    on the load, the signal's bytes read once and the output's written once."""
+    B, L = 2, 4000  # (each signal on whole sectors: its frames' part sectors are its own)
+    x = data((B, L), dtype, n_fft)
+    win = torch.hann_window(n_fft, dtype=torch.float64) + 0.1
+    wn = win.numpy().astype(np.float32 if dtype != torch.complex128 else np.float64)
+    p = n_fft // 2 if mode else 0
+    counters()
+    got = ops._gpu_emulated_stft(x, win, n_fft, hop, 1, False, p, mode or "constant", SMEM, 256,
+                                 0)
+    c = counters()
+    xp = np.pad(to_numpy(x), ((0, 0), (p, p)), mode=NP_PAD[mode]) if mode else to_numpy(x)
+    ref = np.fft.fft(frames(xp, wn, n_fft, hop), axis=-1, norm="ortho")
+    check(got, ref.transpose(0, 2, 1), dtype)
+    assert c["launches"] == 1 and c["races"] == 0 and c["divergent"] == 0
+    if c["s_ideal"]:
+        assert c["s_wavefronts"] / c["s_ideal"] <= OPEN_WAVEFRONTS.get(n_fft, WAVEFRONT_TARGET)
+    # the c2c kernel's sectors, and a few more where the edge frames read two
+    # runs (the padding's samples and the signal's own)
+    assert c["g_sectors"] / c["g_min_sectors"] <= 1.01 * OPEN_SECTORS.get(n_fft, 1.0)
+    signal = x.numel() * x.element_size()
+    out = got.numel() * got.element_size()
+    window = n_fft * wn.itemsize
+    assert c["g_unique_ld_bytes"] <= signal + window + 2 * 32 * B, c["g_unique_ld_bytes"]
+    assert c["g_unique_st_bytes"] <= out + 32 * got.shape[2] * B
+    assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] <= 1.1 * (signal + out)
+
+
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
-def test_stft_of_a_complex_signal_and_odd_length(dtype):
-    """A complex signal's frames take the block kernels (the c2c register
-    kernels carry no window or padding); a real signal of an odd number of
-    samples: the padded copy, its rows an even number of samples apart, on
-    the register kernel."""
+def test_two_sided_istft_frames_on_their_kernel(dtype):
+    """A two-sided istft: each frame's inverse DFT, windowed as it is
+    stored into the frame buffer, on CX_REG_FRAMES; then the overlap-add."""
+    n_fft, hop, B, T = 256, 64, 2, 20
+    win = torch.hann_window(n_fft, dtype=torch.float64) + 0.1
+    w = win.numpy().astype(np.float32).astype(np.float64)
+    spec = data((B, T, n_fft), dtype, 5).transpose(1, 2)
+    sn = to_numpy(spec).transpose(0, 2, 1)
+    fr = np.fft.ifft(sn, axis=-1) * w
+    full = n_fft + hop * (T - 1)
+    acc, env = np.zeros((B, full), complex), np.zeros(full)
+    for t in range(T):
+        acc[:, t * hop: t * hop + n_fft] += fr[:, t]
+        env[t * hop: t * hop + n_fft] += w * w
+    start, length = n_fft // 2, full - n_fft
+    counters()
+    got = ops._gpu_emulated_istft(spec, win, n_fft, hop, 2, False, start, length, SMEM, 256, 0)
+    c = counters()
+    check(got, (acc / env)[:, start: start + length], dtype)
+    assert c["launches"] == 1 and c["races"] == 0 and c["divergent"] == 0
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
+def test_stft_of_an_odd_length(dtype):
+    """A real signal of an odd number of samples: the padded copy, its rows
+    an even number of samples apart, on the register kernel."""
     n_fft, hop = 256, 64
     win = torch.hann_window(n_fft, dtype=torch.float64)
     wn = win.numpy().astype(np.float32)
-    xc = data((2, 3001), dtype, 1)
-    counters()
-    got = ops._gpu_emulated_stft(xc, win, n_fft, hop, 0, False, 128, "reflect", SMEM, 256, 0)
-    c = counters()
-    fr = frames(np.pad(to_numpy(xc), ((0, 0), (128, 128)), mode="reflect"), wn, n_fft, hop)
-    check(got, np.fft.fft(fr, axis=-1).transpose(0, 2, 1), dtype)
-    assert c["launches"] == 0
     x = data((2, 3001), REAL_OF[dtype], 2)
     counters()
     got = ops._gpu_emulated_stft(x, win, n_fft, hop, 0, True, 128, "reflect", SMEM, 256, 0)

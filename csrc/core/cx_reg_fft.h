@@ -82,6 +82,11 @@ void cx_emu_note(int kind, const void* addr, int bytes);
 //   CX_REG_BLUESTEIN: rows of n values along a unit-stride axis, read and
 //                     written as the direct mode does, both FFTs of N in
 //                     registers.
+// And the frames of a complex signal (stft, istft: cx_reg_args' pad, win):
+//   CX_REG_FRAMES:    a c2c in the direct mode whose rows are frames of a
+//                     padded signal (the padding read in place, as the R2C's
+//                     frames do) and whose values take a real window as they
+//                     load (stft) or as they are stored (istft, win_store).
 enum {
   CX_REG_DIRECT = 0,
   CX_REG_STAGED = 1,
@@ -90,7 +95,8 @@ enum {
   CX_REG_C2R = 4,
   CX_REG_COLS_TW = 5,
   CX_REG_FLAT_COLS = 6,
-  CX_REG_BLUESTEIN = 7
+  CX_REG_BLUESTEIN = 7,
+  CX_REG_FRAMES = 8
 };
 
 CX_CFN bool cx_reg_is_real(int mode) { return mode == CX_REG_R2C || mode == CX_REG_C2R; }
@@ -98,7 +104,7 @@ CX_CFN bool cx_reg_is_real(int mode) { return mode == CX_REG_R2C || mode == CX_R
 // The access mode whose shared-memory layout and thread mapping a kernel of
 // MODE takes.
 CX_CFN int cx_reg_access(int mode) {
-  return cx_reg_is_real(mode) ? CX_REG_DIRECT
+  return cx_reg_is_real(mode) || mode == CX_REG_FRAMES ? CX_REG_DIRECT
          : mode == CX_REG_COLS_TW || mode == CX_REG_FLAT_COLS ? CX_REG_COLUMNS
                                                                : mode;
 }
@@ -302,7 +308,11 @@ struct cx_reg_args {
   cx_fastdiv blue_nd, blue_2n;  // divisions by n (the flat copy) and by 2n
   S blue_inv_n;  // 1 / blue_n, rounded once on the host
   int blue_step_q, blue_step_m;  // the block's threads BT = q n + m (the flat copy)
+  int blue_q;                    // the flat copy's row stride in shared memory
   const S* filter;
+  // CX_REG_FRAMES: the window (win, N real values) multiplies the values as
+  // they are stored (the istft's frames) rather than as they load.
+  int win_store;
 };
 
 // The sample of a signal of L samples at position i (-L < i < 2L) of the
@@ -346,6 +356,14 @@ CX_FN cx<S> cx_reg_ld(const CX_GLOBAL double* p, cx_i64 i) {
   cx_emu_note(0, p + 2 * i, 16);
   return cx_make<S>((S)p[2 * i], (S)p[2 * i + 1]);
 #endif
+}
+// One real value (a window's).
+template <typename S>
+CX_FN S cx_reg_ld1(const CX_GLOBAL S* p, cx_i64 i) {
+#if !defined(CX_CUDA)
+  cx_emu_note(0, p + i, (int)sizeof(S));
+#endif
+  return p[i];
 }
 template <typename S>
 CX_FN void cx_reg_st(CX_GLOBAL cx_half_t* p, cx_i64 i, cx<S> z) {
@@ -478,6 +496,11 @@ CX_CFN bool cx_reg_mode_ok_of(const cx_rplan& p, int mode) {
   // Bluestein: whole sectors of a row's fp16 pairs (8 threads), N a power of
   // two up to 4096 (cx_reg_blue_len)
   if (mode == CX_REG_BLUESTEIN) return t >= 8 && (p.n & (p.n - 1)) == 0 && p.n <= 4096;
+  // a complex signal's frames: whole sectors of a frame's fp16 pairs (8
+  // threads), frames up to 4096 (longer ones: the block kernels)
+  // (exact plans: 480's, with idle butterflies, took more registers than
+  // 16 warps leave)
+  if (mode == CX_REG_FRAMES) return t >= 8 && p.n <= 4096 && p.t * p.e == p.n;
   return mode == CX_REG_DIRECT;
 }
 CX_CFN bool cx_reg_mode_ok(int n, int mode) { return cx_reg_mode_ok_of(cx_rplan_choose(n), mode); }
@@ -505,9 +528,11 @@ struct cx_reg_same_t<A, A> {
 };
 template <int MODE, typename S, typename Ti, typename To>
 CX_CFN bool cx_reg_types_ok() {
+  // (the frames: the stft keeps its type, the istft writes the compute type)
   return MODE == CX_REG_COLS_TW ? cx_reg_same_t<To, S>::value
          : MODE == CX_REG_FLAT_COLS ? cx_reg_same_t<Ti, S>::value
-                                    : true;
+         : MODE == CX_REG_FRAMES ? !(cx_reg_same_t<Ti, S>::value && !cx_reg_same_t<To, S>::value)
+                                 : true;
 }
 // Bluestein's N for a row of n values (2n - 1 <= N): the power of two, at
 // least 128 (8 threads a row), up to 4096; 0 above n = 2048. (At N = 8192,
@@ -995,14 +1020,17 @@ CX_CFN bool cx_reg_same_layout() {
       return false;
   return Sh::T * Sh::E == Sh::P.n;  // no idle butterflies
 }
-// Rows that take fewer than 32 threads (N <= 256, so n <= 128) move flat
+// Rows of the kernels of N <= 256 (n <= 128, 8 or 16 threads a row) move flat
 // through shared memory, as the staged mode's do, so that a warp reads and
 // writes whole sectors rather than parts of several short rows that start
 // mid-sector: value f of the block's run of rows is value j = f % n of row
-// r = f / n, at slot r PITCH + pad(j), the rows' layout of the exchanges
-// (whose pitch the bank model chose), r and j carried from step to step
-// (one division a thread, by host-computed divisors). Those kernels take
-// rows that lie end to end only (A.flat; the binding's rule).
+// r = f / n, at slot r Q + j, r and j carried from step to step (one
+// division a thread, by host-computed divisors). Q (A.blue_q, from the
+// host): n where a half warp's 16 lanes read one row (16 threads a row),
+// so that the flat run is one unbroken run of slots; n rounded up to 8
+// mod 16 where they read two rows of 8 lanes (8 threads a row), so that
+// the two rows' lanes fall on the two halves of the banks. Those kernels
+// take rows that lie end to end only (A.flat; the binding's rule).
 template <class Sh, typename S, typename Ti, typename To>
 CX_FN void cx_reg_bluestein(const cx_reg_args<S>& A, int tid, int block, int t, int row,
                             bool live, CX_SHARED cx<S>* smem, CX_SHARED cx<S>* buf,
@@ -1014,7 +1042,8 @@ CX_FN void cx_reg_bluestein(const cx_reg_args<S>& A, int tid, int block, int t, 
   const int n = A.blue_n;
   const int row0 = block * RPB;
   const int lim = (A.nrows - row0 < RPB ? A.nrows - row0 : RPB) * n;  // the block's values
-  constexpr bool flat = Sh::T < 32;
+  const int rq = (row - row0) * A.blue_q;  // the row's first slot in the flat layout
+  constexpr bool flat = Sh::P.n <= 256;
   if constexpr (flat) {
     {
       const Ti* xb = (const Ti*)A.in + 2 * (cx_reg_row_offset(A, row0, 0) + tid);
@@ -1025,14 +1054,14 @@ CX_UNROLL
       cx_reg_flat_start(A, tid, n, &r, &j);
 CX_UNROLL
       for (int i = 0; i < FLN; ++i) {
-        if (tid + BT * i < lim) cx_reg_sts(smem + r * Sh::PITCH, cx_reg_pad(j), v[i]);
+        if (tid + BT * i < lim) cx_reg_sts(smem, r * A.blue_q + j, v[i]);
         cx_reg_flat_step(A, n, &r, &j);
       }
       CX_REG_BARRIER();
       cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
         constexpr int s = decltype(sc)::value;
         const int k = t + Sh::template at<0, s>();
-        v[s] = cx_reg_has_slot<Sh, 0, s>(t) && k < n ? cx_reg_lds(buf, cx_reg_pad(k))
+        v[s] = cx_reg_has_slot<Sh, 0, s>(t) && k < n ? cx_reg_lds(smem, rq + k)
                                                      : cx_make<S>((S)0, (S)0);
       });
     }
@@ -1083,7 +1112,7 @@ CX_NO_UNROLL
         const int k = t + Sh::template at<LP, s>();
         if (cx_reg_has_slot<Sh, LP, s>(t) && k < n) {
           const cx<S> z = cx_mul(cx_make<S>(v[s].re, -v[s].im), cx_reg_chirp(A, k));
-          cx_reg_sts(buf, cx_reg_pad(k), cx_make<S>(z.re * sre, -z.im * sim));
+          cx_reg_sts(smem, rq + k, cx_make<S>(z.re * sre, -z.im * sim));
         }
       });
       CX_REG_BARRIER();
@@ -1093,7 +1122,7 @@ CX_NO_UNROLL
 CX_UNROLL
       for (int i = 0; i < FLN; ++i) {
         if (tid + BT * i < lim)
-          cx_reg_st<S>(yb, BT * i, cx_reg_lds(smem + r * Sh::PITCH, cx_reg_pad(j)));
+          cx_reg_st<S>(yb, BT * i, cx_reg_lds(smem, r * A.blue_q + j));
         cx_reg_flat_step(A, n, &r, &j);
       }
     }
@@ -1176,10 +1205,11 @@ CX_UNROLL
     // Complex values (c2c, C2R) or real pairs (R2C) of the row.
     constexpr int LEN = MODE == CX_REG_R2C ? 2 * N : N;  // samples of a frame
     constexpr int SC = MODE == CX_REG_R2C ? 1 : 2;       // scalars a sample
-    // (frames of a padded signal: R2C only; the c2c kernels stay lean)
+    // (frames of a padded signal: R2C and FRAMES only; the c2c kernels stay lean)
+    constexpr bool PADDED = MODE == CX_REG_R2C || MODE == CX_REG_FRAMES;
     bool edge = false;
     cx_i64 base = 0, pos = 0;
-    if constexpr (MODE == CX_REG_R2C) {
+    if constexpr (PADDED) {
       if (live && A.pad) edge = cx_reg_frame_edge(A, row, LEN, &base, &pos);
     }
     bool flat_in = false;
@@ -1202,7 +1232,7 @@ CX_UNROLL
         }
       }
     } else if (!edge) {
-      const cx_i64 pad = MODE == CX_REG_R2C ? A.pad : 0;
+      const cx_i64 pad = PADDED ? A.pad : 0;
       const Ti* xr = x + (live ? SC * (cx_reg_row_offset(A, row, 0) - pad) + 2 * t : 0);
       cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
         constexpr int s = decltype(sc)::value;
@@ -1222,6 +1252,26 @@ CX_UNROLL
                                 cx_reg_ld_sample<S, Ti>(xb, A, i + 1))
                    : cx_make<S>((S)0, (S)0);
       });
+    } else if constexpr (MODE == CX_REG_FRAMES) {
+      // complex samples from where the padding mode says
+      const Ti* xb = x + 2 * base;
+      cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        const cx_i64 src = cx_reg_pad_src(pos + t + Sh::template at<0, s>(), A.sig_len, A.pad_mode);
+        v[s] = cx_reg_has_slot<Sh, 0, s>(t) && src >= 0 ? cx_reg_ld<S>(xb, src)
+                                                        : cx_make<S>((S)0, (S)0);
+      });
+    }
+    if constexpr (MODE == CX_REG_FRAMES) {
+      if (A.win && !A.win_store) {
+        cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
+          constexpr int s = decltype(sc)::value;
+          if (cx_reg_has_slot<Sh, 0, s>(t)) {
+            const S w = cx_reg_ld1<S>(A.win, t + Sh::template at<0, s>());
+            v[s] = cx_make<S>(v[s].re * w, v[s].im * w);
+          }
+        });
+      }
     }
     // the window, as the values load (R2C: pairs of samples)
     if constexpr (MODE == CX_REG_R2C) {
@@ -1358,8 +1408,19 @@ CX_UNROLL
         if (f < lim) cx_reg_st<S>(yb, Sh::BT * i, z);
       }
     }
-  } else if constexpr (MODE == CX_REG_DIRECT) {
+  } else if constexpr (MODE == CX_REG_DIRECT || MODE == CX_REG_FRAMES) {
     if (!live) return;
+    if constexpr (MODE == CX_REG_FRAMES) {
+      if (A.win && A.win_store) {
+        cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
+          constexpr int s = decltype(sc)::value;
+          if (cx_reg_has_slot<Sh, Sh::LAST, s>(t)) {
+            const S w = cx_reg_ld1<S>(A.win, t + Sh::template at<Sh::LAST, s>());
+            v[s] = cx_make<S>(v[s].re * w, v[s].im * w);
+          }
+        });
+      }
+    }
     To* yr = y + 2 * (cx_reg_row_offset(A, row, 1) + t);
     cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
       constexpr int s = decltype(sc)::value;

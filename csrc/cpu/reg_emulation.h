@@ -95,6 +95,7 @@ bool dispatch(const cx_reg_args<S>& A, int n, int mode) {
     if (mode == CX_REG_COLS_TW) return run_kernel<N, CX_REG_COLS_TW, S, Ti, To>(A); \
     if (mode == CX_REG_FLAT_COLS) return run_kernel<N, CX_REG_FLAT_COLS, S, Ti, To>(A); \
     if (mode == CX_REG_BLUESTEIN) return run_kernel<N, CX_REG_BLUESTEIN, S, Ti, To>(A); \
+    if (mode == CX_REG_FRAMES) return run_kernel<N, CX_REG_FRAMES, S, Ti, To>(A);  \
     return run_kernel<N, CX_REG_COLUMNS, S, Ti, To>(A);                          \
   }
   CX_REG_EMU_LENGTHS(CX_REG_EMU_CASE)

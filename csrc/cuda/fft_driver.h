@@ -152,13 +152,18 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   int n = 0;
   cx_rplan p;
   if (J.kind == CX_JOB_C2C) {
-    if (J.win_in || J.win_out || pad || J.out_len != J.n || J.n > 16384) return false;
-    n = (int)J.n;  // (a complex signal's stft: the block kernels)
+    if (J.out_len != J.n || J.n > 16384) return false;
+    n = (int)J.n;
     p = cx_reg_plan_host(n);
     if (p.np == 0) return false;
     const int T = p.t;
     const int bytes = std::min(storage_bytes(ti), storage_bytes(to));
-    if (unit) {
+    if (J.win_in || J.win_out || pad) {
+      // a complex signal's frames (stft: window on the load, padding read in
+      // place; istft: window on the store)
+      if (!unit || (J.win_in && J.win_out) || !cx_reg_mode_ok_of(p, CX_REG_FRAMES)) return false;
+      mode = CX_REG_FRAMES;
+    } else if (unit) {
       mode = CX_REG_DIRECT;
       const bool contiguous = R.nd == 0 || (R.nd == 1 && inner_in == n && inner_out == n);
       if (T * bytes < 32 && contiguous && cx_reg_mode_ok_of(p, CX_REG_STAGED))
@@ -210,6 +215,10 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
   A.conj_out = J.conj_out;
   A.scale = J.scale;
   A.win = J.kind == CX_JOB_C2R ? J.win_out : J.win_in;
+  if (J.kind == CX_JOB_C2C) {
+    A.win = J.win_in ? J.win_in : J.win_out;
+    A.win_store = J.win_out != nullptr;
+  }
   if (J.kind != CX_JOB_C2C && p.t < 32) {
     // rows of n + 1 bins end to end on the complex side: the flat copy
     const int64_t w = n + 1;
@@ -363,6 +372,8 @@ bool run_reg_bluestein(E& ex, const cx_block_job<S>& J, int ti, int to, const Gp
   const int bt = cx_reg_rpb_of(p, CX_REG_BLUESTEIN) * p.t;
   A.blue_step_q = bt / (int)J.n;
   A.blue_step_m = bt % (int)J.n;
+  // (the flat copy's row stride: cx_reg_bluestein)
+  A.blue_q = p.t >= 16 ? (int)J.n : (int)J.n + (int)((8 - J.n % 16 + 16) % 16);
   // rows end to end on both sides: the flat copy (kernels of fewer than 32
   // threads a row)
   auto end_to_end = [&](const cx_i64* st) {
@@ -370,7 +381,7 @@ bool run_reg_bluestein(E& ex, const cx_block_job<S>& J, int ti, int to, const Gp
            (R.nd == 2 && st[1] == J.n && st[0] == R.sizes[1] * J.n);
   };
   A.flat = end_to_end(R.in_strides) && end_to_end(R.out_strides);
-  if (p.t < 32 && !A.flat) return false;  // (those kernels take rows end to end only)
+  if (m <= 256 && !A.flat) return false;  // (those kernels take rows end to end only)
   A.blue_inv_n = (S)(1.0 / (double)J.n);
   A.filter = reinterpret_cast<const S*>(base + P.reg_filter);
   return ex.reg(A, m, CX_REG_BLUESTEIN, ti, to);

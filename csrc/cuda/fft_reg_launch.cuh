@@ -18,6 +18,8 @@ template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename T
 auto reg_kernel_of() {
   if constexpr (cx_reg_is_real(MODE)) {
     return reg_real_kernel<N, EPT, RPB, MODE, S, Ti, To>;
+  } else if constexpr (MODE == CX_REG_BLUESTEIN) {
+    return reg_blue_kernel<N, EPT, RPB, MODE, S, Ti, To>;
   } else {
     return reg_fft_kernel<N, EPT, RPB, MODE, S, Ti, To>;
   }
@@ -57,6 +59,7 @@ int reg_dispatch(const cx_reg_args<S>& A, int n, int mode, cudaStream_t stream) 
       return reg_launch<N, CX_REG_FLAT_COLS, S, Ti, To>(A, stream);                     \
     if (mode == CX_REG_BLUESTEIN)                                                       \
       return reg_launch<N, CX_REG_BLUESTEIN, S, Ti, To>(A, stream);                     \
+    if (mode == CX_REG_FRAMES) return reg_launch<N, CX_REG_FRAMES, S, Ti, To>(A, stream);  \
     return reg_launch<N, CX_REG_COLUMNS, S, Ti, To>(A, stream);                       \
   }
   CX_REG_LENGTHS(CX_REG_CASE)

@@ -18,19 +18,10 @@
 namespace {
 #endif
 
-// Blocks an SM must hold: Bluestein's kernels run the passes in a loop
-// (two FFTs, one copy of the code), and ptxas then takes registers up to
-// the launch bound's limit (226 at N = 8192 on 256 threads: 8 warps an SM);
-// asking for 16 warps holds them to 128. The others need no such bound.
-CX_CFN int cx_reg_min_blocks(int bt, int mode) {
-  return mode == CX_REG_BLUESTEIN ? (512 + bt - 1) / bt : 1;
-}
-
 // N and EPT lead the template arguments: benchmarks/cuda_static.py reads
 // them from the kernel's name to report instructions per element.
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t,
-                                  cx_reg_min_blocks(RPB * cx_rplan_choose(N).t, MODE))
+__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
     reg_fft_kernel(const cx_reg_args<S> A) {
   using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_fft_kernel: EPT does not match the plan");
@@ -47,6 +38,25 @@ __global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
     reg_real_kernel(const cx_reg_args<S> A) {
   using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_real_kernel: EPT does not match the plan");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
+                                         reinterpret_cast<cx<S>*>(smem_raw));
+}
+
+// Bluestein's kernels (MODE CX_REG_BLUESTEIN): a name of their own, for
+// their launch bounds. They run the passes in a loop (two FFTs, one copy of
+// the code), and ptxas then takes registers up to the bound's limit (146 at
+// N = 1024: 12 warps an SM); asking for 16 warps holds them to 128. (The
+// other kernels keep the plain bound: a minimum of one block lets ptxas take
+// more registers than its own heuristic does, 8-12 warps an SM for several
+// column tiles.)
+template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
+__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t,
+                                  (512 + RPB * cx_rplan_choose(N).t - 1) /
+                                      (RPB * cx_rplan_choose(N).t))
+    reg_blue_kernel(const cx_reg_args<S> A) {
+  using Sh = cx_reg_shape<N, RPB, MODE>;
+  static_assert(Sh::E == EPT, "reg_blue_kernel: EPT does not match the plan");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   cx_reg_fft_thread<Sh, MODE, S, Ti, To>(A, (int)threadIdx.x, (int)blockIdx.x,
                                          reinterpret_cast<cx<S>*>(smem_raw));

@@ -31,7 +31,7 @@ const char* embedded_header_name(int i) { return kEmbedded[i].name; }
 const char* embedded_header_text(int i) { return kEmbedded[i].text; }
 
 bool reg_program_possible(int n, int mode) {
-  if (n < 2 || n > 16384 || mode < CX_REG_DIRECT || mode > CX_REG_BLUESTEIN) return false;
+  if (n < 2 || n > 16384 || mode < CX_REG_DIRECT || mode > CX_REG_FRAMES) return false;
   const cx_rplan p = cx_reg_plan_host(n);
   return p.np != 0 && cx_reg_mode_ok_of(p, mode);
 }
@@ -57,7 +57,9 @@ RegProgram reg_program(int n, int mode, int scalar, int ti, int to) {
     P.header_names.push_back(kEmbedded[i].name);
     P.header_texts.push_back(kEmbedded[i].text);
   }
-  P.expression = std::string(cx_reg_is_real(mode) ? "reg_real_kernel<" : "reg_fft_kernel<") +
+  P.expression = std::string(cx_reg_is_real(mode)            ? "reg_real_kernel<"
+                             : mode == CX_REG_BLUESTEIN ? "reg_blue_kernel<"
+                                                        : "reg_fft_kernel<") +
                  std::to_string(n) + ", " + std::to_string(p.e) + ", " + std::to_string(rpb) +
                  ", " + std::to_string(mode) + ", " + (scalar == 1 ? "double" : "float") + ", " +
                  storage_name(ti) + ", " + storage_name(to) + ">";
