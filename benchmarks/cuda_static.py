@@ -144,10 +144,12 @@ MANIFEST = {
     # tool takes its first FMUL for the first butterfly.
     r"\breg_fft_kernel<64, 16, \d+, 1,": {
         "open": {"inflight": "twiddle arithmetic scheduled above the staged loads"}},
-    # The c2r of 960 from fp32 bins: 32 values a thread and the fold beside
-    # them take more registers than 16 warps leave (fp16 bins: 128, 16 warps).
-    r"\breg_real_kernel<480, 32, \d+, 4, float, float,": {
-        "open": {"warps": "c2r of 960 from fp32 bins: registers"}},
+    # The c2r of 960: 32 values a thread and the fold beside them take more
+    # registers than 16 warps leave (12 warps). From fp16 bins it sat at
+    # 128 registers, the limit, until cx_reg_args grew (the two-pass and
+    # Bluestein fields): now it too takes more, in every pairing.
+    r"\breg_real_kernel<480, 32, \d+, 4, float,": {
+        "open": {"warps": "c2r of 960: registers at the 16-warp limit"}},
     r"\breg_fft_kernel<": {"enforce": True},
     r"\breg_real_kernel<": {"enforce": True},
     r"\breg_blue_kernel<": {"enforce": True},
