@@ -76,3 +76,35 @@ def check_precision(got, ref, cdtype):
         assert err <= 1.15 * rounding_floor(ref, got.dtype), err
     else:
         assert err < (1e-13 if cdtype == torch.complex128 else 1e-6), err
+
+
+_HALF_CONV = {}
+
+
+def torch_half_conv_at_floor():
+    """Whether torch's own CPU float16 convolutions (forward, transposed,
+    weight gradient) compute at the float16 rounding floor on this CPU. The
+    CUDA convolution's layout code runs on the CPU through them; where they
+    accumulate in float16 (torch 2.13's CPU kernels on some AMD CPUs: 2.0 x
+    the floor for conv_transpose1d, 1.24 x for the weight gradient), a test
+    of that code at the floor measures torch, not complexext."""
+    if "ok" not in _HALF_CONV:
+        g = torch.Generator().manual_seed(0)
+
+        def r(a, e):
+            return float((a.double() - e).norm() / e.norm())
+
+        def wide(*s):
+            return torch.randn(*s, generator=g, dtype=torch.float64).half()
+
+        x, w = wide(2, 16, 41), wide(16, 8, 5)
+        e = torch.nn.functional.conv_transpose1d(x.double(), w.double())
+        ok = r(torch.nn.functional.conv_transpose1d(x, w), e) <= 1.15 * r(e.half(), e)
+        gy, xx = wide(2, 16, 37), wide(2, 12, 41)
+        ww = torch.zeros(16, 12, 5, dtype=torch.half)
+        args = (None, [1], [0], [1], False, [0], 1, [False, True, False])
+        gw = torch.ops.aten.convolution_backward(gy, xx, ww, *args)[1]
+        ge = torch.ops.aten.convolution_backward(gy.double(), xx.double(), ww.double(), *args)[1]
+        ok = ok and r(gw, ge) <= 1.15 * r(ge.half(), ge)
+        _HALF_CONV["ok"] = ok
+    return _HALF_CONV["ok"]
