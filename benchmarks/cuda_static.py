@@ -156,6 +156,8 @@ MANIFEST = {
     # ola.cu launches both with kThreads = 256 and no dynamic shared memory.
     r"\benvelope_kernel<": {"threads": 256, "dynamic_smem": 0},
     r"\bola_kernel<": {"threads": 256, "dynamic_smem": 0},
+    # The two-sided r2c's mirror (cx_mirror.h): 256 threads, 4 bins each.
+    r"\bmirror_kernel<": {"enforce": True, "threads": 256, "dynamic_smem": 0},
 }
 
 CHECKS = ["stack", "spill", "local", "div64", "g16", "regs", "warps", "inflight", "ipe"]

@@ -349,10 +349,17 @@ def test_r2c_rows(n, dtype):
     # one read of the samples, one write of the n/2 + 1 bins, each call
     assert c["g_unique_ld_bytes"] <= 3 * (rows * n * x.element_size() + 64 * rows)
     assert c["g_unique_st_bytes"] <= 3 * (got.numel() * got.element_size() + 64 * rows)
-    # the two-sided spectrum of a real row: the block kernels
-    got = ops._gpu_emulated_fft_r2c(x, [1], 1, False, SMEM, 256, 0)
-    check(got, sf.fft(xn, axis=1, norm="ortho"), dtype)
-    assert counters()["launches"] == 0
+    # the two-sided spectrum of a real row (fft of a real signal): the same
+    # kernel into bins 0..n/2 of each row of n, the mirror (cx_mirror.h)
+    # for the rest, exactly conjugate
+    for norm in (0, 1, 2):
+        got = ops._gpu_emulated_fft_r2c(x, [1], norm, False, SMEM, 256, 0)
+        assert got.shape == (rows, n)
+        check(got, sf.fft(xn, axis=1, norm=["backward", "ortho", "forward"][norm]), dtype)
+        r = torch.view_as_real(got)
+        up, low = r[:, n // 2 + 1:].flip(1), r[:, 1:n // 2]
+        assert torch.equal(up[..., 0], low[..., 0]) and torch.equal(up[..., 1], -low[..., 1])
+    assert counters()["launches"] == 3, "the register kernel did not run"
 
 
 @pytest.mark.parametrize("n", REAL_LENGTHS)
@@ -441,6 +448,28 @@ def test_stft_reads_frames_where_they_lie(n_fft, hop, dtype, mode):
     assert c["g_unique_ld_bytes"] <= signal + window + 2 * 32 * B, c["g_unique_ld_bytes"]
     assert c["g_unique_st_bytes"] <= out + 32 * got.shape[2] * B
     assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] <= 1.1 * (signal + out)
+
+
+@pytest.mark.parametrize("n_fft,hop", [(512, 128), (400, 160)])
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64])
+def test_two_sided_stft_of_a_real_signal(n_fft, hop, dtype):
+    """onesided=False on a real signal: the r2c kernel's frames into bins
+    0..n_fft/2 of each frame's row, the mirror for the rest (one register
+    launch); the upper half the exact conjugate of the lower."""
+    B, L = 3, 4000
+    x = data((B, L), REAL_OF[dtype], n_fft)
+    win = torch.hann_window(n_fft, dtype=torch.float64) + 0.1
+    p = n_fft // 2
+    counters()
+    got = ops._gpu_emulated_stft(x, win, n_fft, hop, 1, False, p, "reflect", SMEM, 256, 0)
+    c = counters()
+    fr = frames(np.pad(to_numpy(x), ((0, 0), (p, p)), mode="reflect"),
+                win.numpy().astype(np.float32), n_fft, hop)
+    check(got, np.fft.fft(fr, axis=-1, norm="ortho").transpose(0, 2, 1), dtype)
+    assert c["launches"] == 1 and c["races"] == 0 and c["divergent"] == 0
+    r = torch.view_as_real(got)
+    up, low = r[:, n_fft // 2 + 1:].flip(1), r[:, 1:n_fft // 2]
+    assert torch.equal(up[..., 0], low[..., 0]) and torch.equal(up[..., 1], -low[..., 1])
 
 
 @pytest.mark.parametrize("n_fft,hop", [(512, 128), (400, 160), (256, 64)])

@@ -195,6 +195,21 @@ struct EmuExec {
         cx_ola_element<S, To>(e, frames, env, (To*)y, T, n_fft, hop, start, length, comps);
     });
   }
+  // The two-sided r2c's upper half (cx_mirror.h), element by element in a
+  // shuffled order, as the GPU's threads would run it.
+  template <class S>
+  void mirror(const cx_reg_args<S>& A, int n, int to) {
+    const int64_t count = cx_mirror_count(A.nrows, n);
+    if (count <= 0) return;
+    const cx_fastdiv m = cx_fastdiv_make((cx_u32)(n / 2 - 1));
+    std::vector<cx_u32> es((size_t)count);
+    std::iota(es.begin(), es.end(), 0u);
+    std::shuffle(es.begin(), es.end(), rng);
+    dispatch<S>(std::is_same<S, double>::value ? 2 : 1, to, [&](auto, auto to_) {
+      using To = typename decltype(to_)::type;
+      for (cx_u32 e : es) cx_mirror_element<S, To>(A, n, m, e);
+    });
+  }
   bool capturing() const { return false; }
 };
 

@@ -226,6 +226,12 @@ struct CudaExec {
            int64_t hop, int64_t start, int64_t length, int comps) {
     check(cx_cuda_ola_f64(f, env, y, ot, B, T, n, hop, start, length, comps, stream));
   }
+  void mirror(const cx_reg_args<float>& A, int n, int to) {
+    check(cx_cuda_mirror_f32(&A, n, to, stream));
+  }
+  void mirror(const cx_reg_args<double>& A, int n, int) {
+    check(cx_cuda_mirror_f64(&A, n, stream));
+  }
 };
 
 bool fp64(const at::Tensor& x) { return gpu::is_double(x.scalar_type()); }

@@ -12,6 +12,8 @@
 //   bool reg(const cx_reg_args<S>&, n, mode, ti, to)   register kernel of
 //        length n (cx_reg_fft.h); false when it has none (not compiled ahead
 //        of time nor at first use) or is switched off
+//   void mirror(const cx_reg_args<S>&, n, to)  the two-sided r2c's upper
+//        half (cx_mirror.h) of the rows the r2c kernel wrote
 // ti/to/io: storage of the scalars, 0 fp16, 1 fp32, 2 fp64.
 #pragma once
 #include <ATen/ATen.h>
@@ -23,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../core/cx_mirror.h"
 #include "../core/cx_reg_fft.h"
 #include "../core/cx_reg_plans.h"
 #include "gpu_plan.h"
@@ -182,9 +185,12 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
     const bool r2c = J.kind == CX_JOB_R2C;
     mode = r2c ? CX_REG_R2C : CX_REG_C2R;
     if (p.np == 0 || !cx_reg_mode_ok_of(p, mode)) return false;
-    // (r2c: the onesided n + 1 bins; the two-sided output takes the block kernels)
-    if (r2c ? (J.win_out || J.out_len != n + 1)
+    // r2c: the onesided n + 1 bins, or all 2n of them (the kernel writes the
+    // lower n + 1 and the mirror the rest: run_reg_job)
+    if (r2c ? (J.win_out || (J.out_len != n + 1 && J.out_len != J.n))
             : (J.win_in || J.out_len != J.n || pad))
+      return false;
+    if (r2c && J.out_len == J.n && cx_mirror_count(J.nrows, (int)J.n) >= (int64_t(1) << 31))
       return false;
     const int pair = storage_bytes(r2c ? ti : to);  // bytes of a pair of samples
     const void* real = r2c ? J.in : J.out;
@@ -235,14 +241,21 @@ bool reg_job(const cx_block_job<S>& J, int ti, int to, int64_t smem, cx_reg_args
 }
 
 // Job J on a register kernel, if one takes it (reg_job); false otherwise,
-// with nothing launched.
+// with nothing launched. A two-sided r2c (fft of a real signal, the stft's
+// onesided=False) is the onesided kernel into the lower n/2 + 1 bins of
+// each row, then the mirror (cx_mirror.h) for the rest: the kernel could
+// not hold the upper half's registers, and the mirror moves only the bins
+// it writes (complex32: 4 + 4 bytes each, on top of the r2c's).
 template <class S, class E>
 bool run_reg_job(E& ex, const cx_block_job<S>& J, int ti, int to, int pad = 0, int pad_mode = 0,
                  int64_t sig_len = 0) {
   cx_reg_args<S> A;
   int n = 0, mode = 0;
-  return reg_job<S>(J, ti, to, ex.smem, A, n, mode, pad, pad_mode, sig_len) &&
-         ex.reg(A, n, mode, ti, to);
+  if (!reg_job<S>(J, ti, to, ex.smem, A, n, mode, pad, pad_mode, sig_len) ||
+      !ex.reg(A, n, mode, ti, to))
+    return false;
+  if (J.kind == CX_JOB_R2C && J.out_len == J.n) ex.mirror(A, (int)J.n, to);
+  return true;
 }
 
 // A c2c of a length L above 16384 in two register passes (cx_reg_fft.h,

@@ -57,6 +57,12 @@ int cx_cuda_ola_f64(const double* frames, const double* env, void* y, int out_ty
                     long long T, long long n_fft, long long hop, long long start, long long length,
                     int comps, void* stream);
 
+// The two-sided spectrum of real rows (csrc/core/cx_mirror.h): bins
+// n/2 + 1 .. n - 1 of the rows A describes, from the onesided bins the r2c
+// kernel wrote. out_type 0 fp16, 1 fp32 (fp64 rows: the f64 launcher).
+int cx_cuda_mirror_f32(const cx_reg_args<float>* A, int n, int out_type, void* stream);
+int cx_cuda_mirror_f64(const cx_reg_args<double>* A, int n, void* stream);
+
 // Shared memory a block of this device may use (the opt-in maximum).
 int cx_cuda_max_shared(int device, long long* bytes);
 // Whether the stream is being captured into a CUDA graph.

@@ -1,11 +1,13 @@
 // CUDA kernels of the ISTFT's last steps: the window envelope (in double)
 // and the overlap-add gather (csrc/core/cx_block_job.h, the code the CPU
-// tests emulate). Grid-stride loops over the output elements; every output
+// tests emulate); and the mirror that completes a two-sided r2c
+// (csrc/core/cx_mirror.h). Grid-stride loops over the output elements; every output
 // element sums the frames covering it, so no atomics and no dependence on
 // the launch shape. Never synchronises, never allocates.
 #include <cuda_runtime.h>
 
 #include "../core/cx_block_job.h"
+#include "../core/cx_mirror.h"
 #include "launch.h"
 
 namespace {
@@ -53,9 +55,39 @@ int ola(const S* frames, const double* env, void* y, cx_i64 B, cx_i64 T, cx_i64 
   return (int)cudaGetLastError();
 }
 
+// CX_MIRROR_V bins a thread, loads first (cx_mirror_thread); the grid
+// covers the count (below 2^31: the driver's rule), so the index stays
+// 32-bit.
+template <typename S, typename To>
+__global__ void __launch_bounds__(kThreads) mirror_kernel(cx_reg_args<S> A, int n, cx_fastdiv m,
+                                                          cx_u32 count) {
+  cx_mirror_thread<S, To>(A, n, m, blockIdx.x * (cx_u32)(kThreads * CX_MIRROR_V) + threadIdx.x,
+                          kThreads, count);
+}
+
+template <typename S, typename To>
+int mirror(const cx_reg_args<S>* A, int n, void* stream) {
+  const cx_i64 count = cx_mirror_count(A->nrows, n);
+  if (count <= 0) return 0;
+  const cx_i64 per_block = (cx_i64)kThreads * CX_MIRROR_V;
+  const unsigned grid = (unsigned)((count + per_block - 1) / per_block);
+  mirror_kernel<S, To><<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      *A, n, cx_fastdiv_make((cx_u32)(n / 2 - 1)), (cx_u32)count);
+  return (int)cudaGetLastError();
+}
+
 }  // namespace
 
 extern "C" {
+
+int cx_cuda_mirror_f32(const cx_reg_args<float>* A, int n, int out_type, void* stream) {
+  if (out_type == 0) return mirror<float, cx_half_t>(A, n, stream);
+  return mirror<float, float>(A, n, stream);
+}
+
+int cx_cuda_mirror_f64(const cx_reg_args<double>* A, int n, void* stream) {
+  return mirror<double, double>(A, n, stream);
+}
 
 int cx_cuda_envelope_f32(const float* w, long long n_fft, long long hop, long long T, double* env,
                          long long count, void* stream) {
