@@ -27,7 +27,8 @@ traffic) over the signal's and the output's bytes.
 
 Then the lengths above 16384 (--large-n), which take two register passes
 (n = n1 x n2: the columns of n1 with their twiddles into an fp32 work
-buffer, then the rows of n2 stored transposed), with their global bytes
+buffer, then the rows of n2 stored transposed; along a unit-stride axis,
+and along a strided one with the tiles across 8 adjacent batch rows), with their global bytes
 per element: 4 + 8 in pass 1, 8 + 4 in pass 2, 24 in all for complex32,
 where the four-step of the block kernels moves 56 (a load pass into fp32,
 a column pass, a row pass, a store pass: 12 + 16 + 16 + 12).
@@ -250,30 +251,36 @@ def main(argv=None):
             bad.append(f"stft {n_fft}/{hop}: {f['moved']:.3f} x (signal + output) bytes moved")
     print("\ncomplex32 c2c above 16384: two register passes (n1 columns with twiddles, "
           "n2 rows stored transposed)")
-    head = (f"{'n':>8} {'n1 x n2':<12} | {'launches':>8} {'sectors':>7} {'wavefr.':>7} "
-            f"{'B/elem':>6} {'races':>5} {'err/fl':>6}")
+    print("(axis: 'unit' rows (2, n) along dim 1; 'strided' a signal (n, 8) along dim 0, "
+          "the tiles across its 8 adjacent rows)")
+    head = (f"{'n':>8} {'axis':<8} {'n1 x n2':<12} | {'launches':>8} {'sectors':>7} "
+            f"{'wavefr.':>7} {'B/elem':>6} {'races':>5} {'err/fl':>6}")
     print(head)
     print("-" * len(head))
     for n in args.large_n:
         split = ops._gpu_reg_split(n)
-        rows = args.rows or 2
-        a = measure(n, rows, False)
         name = f"{split[0]} x {split[1]}" if split else "none"
-        print(f"{n:>8} {name:<12} | {a['launches_n']:>8.0f} {a['sectors']:>7.3f} "
-              f"{a['wavefronts']:>7.3f} {a['bytes']:>6.2f} {a['races']:>5.0f} {a['err']:>6.3f}")
-        if a["err"] > 1.15:
-            bad.append(f"n={n}: error {a['err']:.3f} x the floor")
-        if split:
-            if a["launches_n"] != 2:
-                bad.append(f"n={n}: {a['launches_n']:.0f} launches, not the two passes")
-            if a["races"]:
-                bad.append(f"n={n}: {a['races']:.0f} races or divergent barriers")
-            if abs(a["sectors"] - 1.0) > 1e-9:
-                bad.append(f"n={n}: sector ratio {a['sectors']:.3f}")
-            if a["wavefronts"] > 1.05:
-                bad.append(f"n={n}: {a['wavefronts']:.3f} wavefronts per shared access")
-            if abs(a["bytes"] - 24.0) > 1e-9:
-                bad.append(f"n={n}: {a['bytes']:.2f} bytes per element, not 24")
+        for strided in (False, True):
+            rows = args.rows or (8 if strided else 2)
+            a = measure(n, rows, strided)
+            axis = "strided" if strided else "unit"
+            print(f"{n:>8} {axis:<8} {name:<12} | {a['launches_n']:>8.0f} {a['sectors']:>7.3f} "
+                  f"{a['wavefronts']:>7.3f} {a['bytes']:>6.2f} {a['races']:>5.0f} "
+                  f"{a['err']:>6.3f}")
+            what = f"n={n} ({axis})"
+            if a["err"] > 1.15:
+                bad.append(f"{what}: error {a['err']:.3f} x the floor")
+            if split:
+                if a["launches_n"] != 2:
+                    bad.append(f"{what}: {a['launches_n']:.0f} launches, not the two passes")
+                if a["races"]:
+                    bad.append(f"{what}: {a['races']:.0f} races or divergent barriers")
+                if abs(a["sectors"] - 1.0) > 1e-9:
+                    bad.append(f"{what}: sector ratio {a['sectors']:.3f}")
+                if a["wavefronts"] > 1.05:
+                    bad.append(f"{what}: {a['wavefronts']:.3f} wavefronts per shared access")
+                if abs(a["bytes"] - 24.0) > 1e-9:
+                    bad.append(f"{what}: {a['bytes']:.2f} bytes per element, not 24")
     print("\ncomplex32 c2c of lengths without a plan: Bluestein in one register kernel")
     head = (f"{'n':>8} {'N':>6} | {'launches':>8} {'sectors':>7} {'wavefr.':>7} "
             f"{'moved B/elem':>12} {'races':>5} {'err/fl':>6}")

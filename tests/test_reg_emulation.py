@@ -202,6 +202,34 @@ def test_two_passes(n, dtype):
     assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] == 3 * per_call
 
 
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
+def test_two_passes_along_a_strided_axis(dtype):
+    """(L, B), the transform along dim 0, B >= 8 rows adjacent: both passes
+    tile across the batch (pass 1 on rows (q, b), pass 2 a column tile on
+    rows (k, b)); two launches, whole sectors, the data once a pass."""
+    n, B = 32768, 8
+    x = data((n, B), dtype, n)
+    xn = to_numpy(x)
+    counters()
+    for norm, forward in ((0, True), (2, False)):
+        got = ops._gpu_emulated_fft_c2c(x, [0], norm, forward, SMEM, 256, 0)
+        ref = (sf.fft(xn, axis=0, norm=["backward", "ortho", "forward"][norm]) if forward else
+               sf.ifft(xn, axis=0, norm=["forward", "ortho", "backward"][norm]))
+        check(got, ref, dtype)
+    c = counters()
+    assert c["launches"] == 4, "the two-pass kernels did not run"
+    assert c["races"] == 0 and c["divergent"] == 0
+    assert c["g_sectors"] / c["g_min_sectors"] == 1.0
+    assert c["s_wavefronts"] / c["s_ideal"] <= WAVEFRONT_TARGET
+    per_call = x.numel() * (2 * BYTES_PER_VALUE[dtype] + 2 * WORK_BYTES[dtype])
+    assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] == 2 * per_call
+    # fewer than 8 batch rows: the four-step (test below); a second batch
+    # dim: the four-step too
+    y = data((n, 2, 16), dtype, 7)[:, :, :8]
+    got = ops._gpu_emulated_fft_c2c(y, [0], 0, True, SMEM, 256, 0)
+    check(got, sf.fft(to_numpy(y), axis=0), dtype)
+
+
 def test_two_passes_in_a_batch_and_a_multi_axis_transform():
     """A batch dim that is not contiguous (every other row), and fft2 whose
     last axis is long: the first axis's fp32 output feeds the two passes."""
@@ -216,7 +244,7 @@ def test_two_passes_in_a_batch_and_a_multi_axis_transform():
 
 
 def test_two_passes_leave_what_they_cannot_take():
-    """A strided axis, and a second factor with no kernel here (384: a GPU
+    """A strided axis of fewer than 8 batch rows, and a second factor with no kernel here (384: a GPU
     compiles it at first use): the four-step, or the generic path for the
     work rows after pass 1, give the same results."""
     x = data((32768, 2), torch.complex32, 5)

@@ -105,6 +105,12 @@ def test_single_precision_no_worse_than_torch(dtype, device):
     xd, wd = to_device(x, device), w.float().to(device)
     got = complexext.stft(xd, 400, 160, window=wd, return_complex=True)
     peer = torch.stft(xd, 400, 160, window=wd, return_complex=True)
+    if os.environ.get("COMPLEXEXT_SANITIZED") == "1":
+        # .ci/sanitize's build (-O1, no vectorisation) sums in another order
+        # than the optimised build this claim is about, and lands within
+        # about 1 % of torch's error on either side of it; there the
+        # kernels above ran for ASan and UBSan only.
+        pytest.skip("the sanitized build rounds in another order than the release build")
     assert rel(got, ref) <= rel(peer, ref)
 
 

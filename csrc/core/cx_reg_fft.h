@@ -299,8 +299,10 @@ struct cx_reg_args {
   int pad, pad_mode;
   cx_i64 sig_len;
   // CX_REG_COLS_TW: L, the length of the whole transform (the twiddles'
-  // period); zero otherwise.
-  int tw_len;
+  // period); zero otherwise. tw_outer: the column q of row r is r / inner
+  // (1: rows (q, b), a strided axis whose batch rows b lie adjacent) rather
+  // than r % inner (0: rows (b, q), a unit-stride axis).
+  int tw_len, tw_outer;
   // CX_REG_BLUESTEIN: rows of blue_n values; blue_2n = 2 blue_n, the chirp's
   // period; filter: the N values of the chirp's spectrum, 1/N included
   // (gpu_plan.h). Zero / null otherwise.
@@ -915,13 +917,17 @@ CX_FN void cx_reg_write_with_end(const CX_PRIVATE cx<S>* v, int t, cx<S> extra,
 }
 
 // ---- two passes (L = N1 x N2 above 16384) ------------------------------------------
-// Four-step, x[N2*a + q] -> X[k + N1*m] (a, k < N1; q, m < N2):
+// Four-step, x[N2*a + q] -> X[k + N1*m] (a, k < N1; q, m < N2), along a
+// unit-stride axis:
 //   pass 1 (CX_REG_COLS_TW, N = N1): for each column q, Y[k, q] = w^(q k)
 //          sum_a x[N2 a + q] W_N1^(a k), w = exp(-2 pi i / L), stored in place
 //          ([k][q], fp32 or fp64) by a tile of neighbouring columns;
 //   pass 2 (CX_REG_FLAT_COLS, N = N2): for each row k of Y (contiguous),
 //          X[k + N1 m] = sum_q Y[k, q] W_N2^(q m): the block's rows read flat,
 //          stored as a tile of neighbouring k (adjacent in X, N1 apart along m).
+// Along a strided axis whose batch rows b lie adjacent, the tiles run across
+// b instead: pass 1 on rows (q, b) (tw_outer) stores Y[k][q][b], and pass 2
+// is a plain column tile (CX_REG_COLUMNS) over rows (k, b) (fft_driver.h).
 // The twiddle of element k = t + T*b + (N/R)*r of the last pass's slot
 // b + r*B: w^(q t) * (w^(q T))^b * (w^(q N/R))^r, three sincospi a thread and
 // the powers by products in trees (depth log2 of B and of R), every angle
@@ -930,7 +936,8 @@ template <class Sh, typename S>
 CX_FN void cx_reg_twiddle(CX_PRIVATE cx<S>* v, int t, const cx_reg_args<S>& A, int row) {
   constexpr int LP = Sh::LAST, B = Sh::template nb<LP>(), R = Sh::template radix<LP>();
   constexpr int STEP = Sh::P.n / R;  // element step between a butterfly's outputs
-  const cx_u32 q = (cx_u32)row - cx_fastdiv_div((cx_u32)row, A.inner) * A.inner.d;
+  const cx_u32 qo = cx_fastdiv_div((cx_u32)row, A.inner);
+  const cx_u32 q = A.tw_outer ? qo : (cx_u32)row - qo * A.inner.d;
   const cx_u32 L = (cx_u32)A.tw_len;
   // wb[b] = w^(q T b), pr[r] = w^(q t) w^(q STEP r)
   cx<S> wb[B], c[R], pr[R];

@@ -267,8 +267,9 @@ bool run_reg_job(E& ex, const cx_block_job<S>& J, int ti, int to, int pad = 0, i
 // complex32 that is 4 + 8 + 8 + 4 = 24 bytes an element against the
 // four-step's 56 (load, column pass, row pass, store). Taken for a
 // unit-stride axis with at most one batch dim (after merging) on both
-// sides; false, with nothing launched, where it does not apply or pass 1
-// has no kernel. Where pass 2 has none (a factor compiled at first use
+// sides, or a strided axis with one batch dim of at least 8 rows adjacent
+// on both sides (the tiles then run across the batch); false, with nothing
+// launched, where it does not apply or pass 1 has no kernel. Where pass 2 has none (a factor compiled at first use
 // that failed to compile), the work rows take the generic path.
 template <class S, class E>
 void run_gpu_job(E& ex, cx_block_job<S> J, int ti, int to, const at::TensorOptions& opts);
@@ -277,8 +278,15 @@ template <class S, class E>
 bool run_reg_split(E& ex, const cx_block_job<S>& J, int ti, int to,
                    const at::TensorOptions& opts) {
   if (J.kind != CX_JOB_C2C || J.row_tw || J.bluestein || J.win_in || J.win_out ||
-      J.out_len != J.n || J.in_stride != 1 || J.out_stride != 1 || J.rows.nd > 1)
+      J.out_len != J.n || J.rows.nd > 1)
     return false;
+  const cx_rows& R = J.rows;
+  // A strided axis (both sides) whose one batch dim lies adjacent (stride 1)
+  // on both sides, at least 8 rows of it: the tiles run across the batch.
+  const bool unit = J.in_stride == 1 && J.out_stride == 1;
+  const bool across = !unit && J.in_stride > 1 && J.out_stride > 1 && R.nd == 1 &&
+                      R.in_strides[0] == 1 && R.out_strides[0] == 1 && R.sizes[0] >= 8;
+  if (!unit && !across) return false;
   const cx_reg_split sp = cx_reg_split_host(J.n);
   if (sp.n1 == 0) return false;
   const int n1 = sp.n1, n2 = sp.n2;
@@ -287,17 +295,76 @@ bool run_reg_split(E& ex, const cx_block_job<S>& J, int ti, int to,
   for (int pass = 0; pass < 2; ++pass) {
     const int m = pass == 0 ? n1 : n2;
     const cx_rplan p = cx_reg_plan_host(m);
-    const int mode = pass == 0 ? CX_REG_COLS_TW : CX_REG_FLAT_COLS;
+    const int mode = pass == 0 ? CX_REG_COLS_TW : across ? CX_REG_COLUMNS : CX_REG_FLAT_COLS;
+    if (across && pass == 1 && !cx_reg_mode_ok_of(p, mode)) return false;
     const int64_t need = (int64_t)cx_reg_rpb_of(p, mode) * (cx_reg_pitch_base(m) + 15) *
                          (int64_t)sizeof(cx<S>);
     if (need > ex.smem) return false;
   }
   const bool dbl = std::is_same<S, double>::value;
   const int sc = dbl ? 2 : 1;
-  const cx_rows& R = J.rows;
   at::Tensor work =
       at::empty({J.nrows, L}, opts.dtype(dbl ? at::kComplexDouble : at::kComplexFloat));
   cx<S>* W = (cx<S>*)work.mutable_data_ptr();
+  if (across) {
+    // Rows (q, b) of the batch's Nb neighbouring rows b: pass 1 reads column
+    // q of every row b (n1 values n2 strides apart) as a tile across b and
+    // writes Y[k][q][b] (b innermost, so the tile's stores are adjacent too);
+    // pass 2 is a plain column tile of n2 over rows (k, b), Y's q Nb apart,
+    // stored at X[k + n1 m] of row b (n1 strides apart along m). The same
+    // 4 + 8 + 8 + 4 bytes an element as the unit-stride split.
+    const int64_t Nb = R.sizes[0];
+    cx_reg_args<S> A{};
+    A.in = J.in;
+    A.out = W;
+    A.nrows = (int)(J.nrows * n2);
+    A.inner = cx_fastdiv_make((cx_u32)Nb);
+    A.i_stride0 = J.in_stride;  // q
+    A.i_stride1 = 1;            // b
+    A.o_stride0 = Nb;
+    A.o_stride1 = 1;
+    A.i_axis = (int)(J.in_stride * n2);
+    A.o_axis = (int)(n2 * Nb);
+    A.conj_in = J.conj_in;
+    A.scale = (S)1;
+    A.tw_len = (int)L;
+    A.tw_outer = 1;  // q = row / Nb
+    if (A.i_axis != J.in_stride * n2 || A.o_axis != n2 * Nb) return false;
+    if (!ex.reg(A, n1, CX_REG_COLS_TW, ti, sc)) return false;
+    cx_reg_args<S> B{};
+    B.in = W;
+    B.out = J.out;
+    B.nrows = (int)(J.nrows * n1);
+    B.inner = cx_fastdiv_make((cx_u32)Nb);
+    B.i_stride0 = (cx_i64)n2 * Nb;  // k
+    B.i_stride1 = 1;                // b
+    B.o_stride0 = J.out_stride;     // k
+    B.o_stride1 = 1;
+    B.i_axis = (int)Nb;
+    B.o_axis = (int)(J.out_stride * n1);
+    B.conj_out = J.conj_out;
+    B.scale = J.scale;
+    if (B.o_axis == J.out_stride * n1 && ex.reg(B, n2, CX_REG_COLUMNS, sc, to)) return true;
+    cx_block_job<S> J2{};
+    J2.kind = CX_JOB_C2C;
+    J2.n = J2.out_len = n2;
+    J2.in = W;
+    J2.out = J.out;
+    J2.in_stride = Nb;
+    J2.out_stride = J.out_stride * n1;
+    J2.rows.nd = 2;
+    J2.rows.sizes[0] = n1;
+    J2.rows.sizes[1] = Nb;
+    J2.rows.in_strides[0] = (int64_t)n2 * Nb;
+    J2.rows.in_strides[1] = 1;
+    J2.rows.out_strides[0] = J.out_stride;
+    J2.rows.out_strides[1] = 1;
+    J2.nrows = J.nrows * n1;
+    J2.conj_out = J.conj_out;
+    J2.scale = J.scale;
+    run_gpu_job<S>(ex, J2, sc, to, opts);
+    return true;
+  }
   cx_reg_args<S> A{};  // pass 1: rows (b, q), the n1 values of column q n2 apart
   A.in = J.in;
   A.out = W;
