@@ -2,7 +2,7 @@
 STFT against torch, with the targets checked line by line.
 
     python benchmarks/gpu.py [--mib 256] [--reps 7] [--sizes 256 400 ...]
-                             [--only fft conv stft] [--dry-run]
+                             [--only fft real conv stft] [--dry-run]
                              [--write-conv-table [PATH]]
 
 Everything is measured in one run, on one device, on the same data: CUDA
@@ -47,6 +47,14 @@ as the table that the CUDA convolution's "auto" method reads
 (csrc/conv_method_table.h by default; not from a --device cpu run) and
 prints the method it picks for each shape.
 
+Real rows and a strided long axis (informational, no targets): rfft
+(onesided) and fft (two-sided: the r2c kernel and its mirror) of float16
+rows of --mib MiB, n in 512, 1024, 4096, against torch.fft on the same
+rows in float32 and the copy rate of the bytes moved (samples read,
+bins written); and fft along dim 0 of a complex32 (65536, 8) signal (the
+two register passes tiling across its 8 channels) against torch
+complex64.
+
 STFT: 8 signals of 4 s at 16 kHz, Hann window, n_fft/hop 512/128 and
 400/160: complexext.stft of the float16 signal (complex32 out) against
 torch.stft of the float32 signal; err/floor against torch.stft in float64.
@@ -85,6 +93,7 @@ CONV = {  # name: (function, input shape, weight shape, kwargs)
 TABLE_VARIANTS = [(C32, False), (C64, True), (C64, False)]
 TABLE_METHODS = {C32: METHODS, C64: ["rows", "wide", "gauss"]}
 STFT = [(512, 128), (400, 160)]
+REAL = [512, 1024, 4096]
 
 
 def parse(argv=None):
@@ -94,8 +103,8 @@ def parse(argv=None):
     p.add_argument("--mib", type=int, default=256, help="FFT data size in MiB (default 256)")
     p.add_argument("--reps", type=int, default=7, help="timed calls per peer (median kept)")
     p.add_argument("--sizes", type=int, nargs="+", default=SIZES, help="FFT lengths")
-    p.add_argument("--only", nargs="+", choices=["fft", "conv", "stft"],
-                   default=["fft", "conv", "stft"], help="sections to run")
+    p.add_argument("--only", nargs="+", choices=["fft", "real", "conv", "stft"],
+                   default=["fft", "real", "conv", "stft"], help="sections to run")
     p.add_argument("--batch", type=int, default=8,
                    help="batch of the convolution shapes and signals of the STFT (default 8)")
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
@@ -233,6 +242,54 @@ def fft_section(args, dev, tg):
         empty_cache()
 
 
+def real_section(args, dev, tg):
+    import complexext
+    print(f"\nReal rows (float16, {args.mib} MiB a call) and a strided long axis; "
+          f"figures only, no targets")
+    print(f"  {'what':<28} {'cx ms':>8} {'GB/s':>7} {'copy %':>7} {'vs f32':>7} "
+          f"{'err/floor':>9}")
+
+    def line(what, fns, nbytes, y, ref):
+        src = torch.empty(nbytes // 2, dtype=torch.uint8, device=dev)
+        dst = torch.empty_like(src)
+        fns = dict(fns, copy=lambda: dst.copy_(src))
+        t = times(fns, args.reps)
+        print(f"  {what:<28} {t['cx'] * 1e3:>8.3f} {nbytes / t['cx'] / 1e9:>7.0f} "
+              f"{t['copy'] / t['cx']:>7.0%} {ratio(t, 'f32', 'cx'):>7} "
+              f"{floor_ratio(y, ref):>9.3f}")
+
+    for n in REAL:
+        rows = max(1, (args.mib << 20) // (2 * n))
+        g = torch.Generator(device=dev).manual_seed(n)
+        x = torch.randn((rows, n), generator=g, device=dev).half()
+        x32 = x.float()
+        for what, cx, peer, bins in (("rfft", complexext.fft.rfft, torch.fft.rfft, n // 2 + 1),
+                                     ("fft of real (two-sided)", complexext.fft.fft,
+                                      torch.fft.fft, n)):
+            if runnable(lambda: cx(x)) is None:
+                tg.check(f"{what} n={n}", False, "complexext failed on this device")
+                continue
+            y = cx(x)
+            ref = peer(x.double())
+            line(f"{what} {n}", {"cx": lambda: cx(x), "f32": lambda: peer(x32)},
+                 x.numel() * 2 + rows * bins * 4, y, ref)
+            del y, ref
+        del x, x32
+        empty_cache()
+    n, ch = 65536, 8
+    x = randc((n, ch), dev, 7)
+    x64 = x.to(C64)
+    if runnable(lambda: complexext.fft.fft(x, dim=0)) is None:
+        tg.check("fft along a strided axis", False, "complexext failed on this device")
+        return
+    y = complexext.fft.fft(x, dim=0)
+    line(f"fft dim 0 of ({n}, {ch})", {"cx": lambda: complexext.fft.fft(x, dim=0),
+                                       "f32": lambda: torch.fft.fft(x64, dim=0)},
+         2 * x.numel() * 4, y, torch.fft.fft(x.to(C128), dim=0))
+    del x, x64, y
+    empty_cache()
+
+
 def conv_op_args(fname, xs, kw):
     """(stride, padding, dilation, transposed, output_padding, groups) of
     the ops for a CONV shape."""
@@ -347,6 +404,10 @@ def dry_run(args):
     if "fft" in args.only:
         print(f"  fft: complex32 c2c, {args.mib} MiB a call, n in {args.sizes}; peers: copy, "
               f"cuFFT half (powers of two), torch c64, upcast, the block kernels")
+    if "real" in args.only:
+        print(f"  real: rfft and two-sided fft of float16 rows, n in {REAL}, against torch.fft "
+              f"in float32; fft along dim 0 of a complex32 (65536, 8) against torch complex64 "
+              f"(figures only)")
     if "conv" in args.only:
         for name, (fname, xs, ws, kw) in CONV.items():
             print(f"  conv {name}: {fname} {xs} by {ws} {kw}; methods {METHODS}; for the "
@@ -382,7 +443,8 @@ def main(argv=None):
 def run(args, dev):
     tg = Targets()
     for section in args.only:
-        {"fft": fft_section, "conv": conv_section, "stft": stft_section}[section](args, dev, tg)
+        {"fft": fft_section, "real": real_section, "conv": conv_section,
+         "stft": stft_section}[section](args, dev, tg)
     print(f"\n{tg.failed} target(s) missed" if tg.failed else "\nall targets met")
     return 1 if tg.failed else 0
 
