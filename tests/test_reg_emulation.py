@@ -202,12 +202,14 @@ def test_two_passes(n, dtype):
     assert c["g_unique_ld_bytes"] + c["g_unique_st_bytes"] == 3 * per_call
 
 
-@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
-def test_two_passes_along_a_strided_axis(dtype):
+@pytest.mark.parametrize("dtype,n", [
+    (torch.complex32, 32768), (torch.complex64, 32768), (torch.complex128, 32768),
+    (torch.complex32, 65536)], ids=["c32-32768", "c64-32768", "c128-32768", "c32-65536"])
+def test_two_passes_along_a_strided_axis(dtype, n):
     """(L, B), the transform along dim 0, B >= 8 rows adjacent: both passes
     tile across the batch (pass 1 on rows (q, b), pass 2 a column tile on
     rows (k, b)); two launches, whole sectors, the data once a pass."""
-    n, B = 32768, 8
+    B = 8
     x = data((n, B), dtype, n)
     xn = to_numpy(x)
     counters()
