@@ -3,11 +3,13 @@
 
     python benchmarks/cuda_static.py [FILE.cu ...] [--only PATTERN]
         [--enforce PATTERN ...] [--enforce-all] [--json FILE]
-        [--nvcc PATH] [--cuobjdump PATH]
+        [--nvcc PATH] [--cuobjdump PATH] [--jobs N]
 
 Compiles each file (default: every csrc/cuda/*.cu, not csrc/cuda/check/)
 once for sm_90 (nvcc -std=c++17 -O3 -cubin -arch=sm_90 -Xptxas -v -lineinfo
--Icsrc) and reads, per kernel:
+-Werror all-warnings -Icsrc; --jobs files at once, default the CPU count;
+a warning fails the compile, so this is also the sm_90 warning check of the
+register kernels' files) and reads, per kernel:
 
   ptxas -v     registers, stack frame, spill stores and loads, static shared
                memory
@@ -62,6 +64,7 @@ nvidia-cuda-nvdisasm), which it is shown beside itself (PATH and
 NVDISASM_PATH).
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -75,7 +78,8 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-NVCC_FLAGS = ["-std=c++17", "-O3", "-cubin", "-arch=sm_90", "-Xptxas", "-v", "-lineinfo"]
+NVCC_FLAGS = ["-std=c++17", "-O3", "-cubin", "-arch=sm_90", "-Xptxas", "-v", "-lineinfo",
+              "-Werror", "all-warnings"]
 
 # sm_90 (H100/H200) per-SM limits, as CUDA's occupancy calculator
 # (cuda_occupancy.h) applies them.
@@ -503,6 +507,12 @@ def analyse_file(path, nvcc, cuobjdump):
         return analyse_cubin(cubin, cuobjdump, ptxas, ptx, label)
 
 
+def _timed_analyse(path, nvcc, cuobjdump):
+    t = time.monotonic()
+    got = analyse_file(path, nvcc, cuobjdump)
+    return got, time.monotonic() - t
+
+
 def analyse_cubin(cubin, cuobjdump, ptxas=None, ptx=None, label=None):
     """The figures of every kernel of one cubin: ptxas's (parse_ptxas of its
     -v output, given as ptxas) and the PTX's (parse_ptx, given as ptx) where
@@ -713,6 +723,8 @@ def main(argv=None):
     ap.add_argument("--json", metavar="FILE", help="write the figures and verdicts to FILE")
     ap.add_argument("--nvcc", help="nvcc to use (default: PATH, $CUDA_HOME/bin)")
     ap.add_argument("--cuobjdump", help="cuobjdump to use (default: PyPI's, PATH, toolkit)")
+    ap.add_argument("--jobs", type=int, default=0,
+                    help="files compiled at once (default: the CPU count)")
     args = ap.parse_args(argv)
 
     t0 = time.monotonic()
@@ -732,13 +744,20 @@ def main(argv=None):
         return 2
     print(f"cuda_static: sm_90, {nvcc} ({_tool_version(nvcc)}), {cuobjdump}")
     rows = []
+    jobs = max(1, min(args.jobs or os.cpu_count() or 1, len(files)))
     try:
-        for f in files:
-            t = time.monotonic()
-            got = analyse_file(f, nvcc, cuobjdump)
-            print(f"  {os.path.relpath(f, REPO) if f.startswith(REPO) else f}: "
-                  f"{len(got)} kernels, {time.monotonic() - t:.1f} s")
-            rows += got
+        # One process per file (nvcc, cuobjdump and the SASS parsing are
+        # each single-threaded); the register kernels' files (hundreds of
+        # unrolled instantiations, minutes each) start first, the rows keep
+        # the files' order.
+        with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+            futs = {f: pool.submit(_timed_analyse, f, nvcc, cuobjdump)
+                    for f in sorted(files, key=lambda f: not os.path.basename(f).startswith("fft_reg"))}
+            for f in files:
+                got, secs = futs[f].result()
+                print(f"  {os.path.relpath(f, REPO) if f.startswith(REPO) else f}: "
+                      f"{len(got)} kernels, {secs:.1f} s")
+                rows += got
     except ToolError as e:
         print(f"cuda_static: {e}", file=sys.stderr)
         return 2
