@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 
 from setuptools import setup
@@ -97,7 +98,11 @@ def write_rtc_sources():
 def extension():
     rel = lambda pats: sorted(os.path.relpath(p, ROOT) for pat in pats
                               for p in glob.glob(os.path.join(ROOT, pat)))
-    sources = rel(["csrc/*.cpp", "csrc/cpu/*.cpp", "csrc/rtc/*.cpp"])
+    # The longest compiles first (the emulated register kernels, minutes
+    # each), so the parallel build does not end on one of them alone.
+    heavy = ("csrc/cpu/reg_emu_", "csrc/cpu/block_emulation", "csrc/cpu/isa_avx512")
+    sources = sorted(rel(["csrc/*.cpp", "csrc/cpu/*.cpp", "csrc/rtc/*.cpp"]),
+                     key=lambda p: (not p.startswith(heavy), p))
     write_rtc_sources()
     # at::parallel_for is a header template: its "#pragma omp parallel" is
     # compiled into our own objects, and without -fopenmp it silently runs
@@ -189,6 +194,19 @@ def compiler_version(cmd):
 
 
 class BuildExt(cpp_extension.BuildExtension):
+    def finalize_options(self):
+        super().finalize_options()
+        # setuptools gives each editable install (pip install -e) a fresh
+        # temporary build_temp, so every reinstall compiled everything
+        # again. The folder of `setup.py build_ext` instead: ninja's log and
+        # the objects stay, and a reinstall recompiles only what changed
+        # (ninja compares each object's command line and its sources' and
+        # headers' times, torch's headers included).
+        if getattr(self, "editable_mode", False):
+            self.build_temp = os.path.join(
+                ROOT, "build", "temp.%s-%s" % (sysconfig.get_platform(),
+                                               sys.implementation.cache_tag))
+
     def build_extensions(self):
         if sys.platform.startswith("linux"):
             if probe_link_flag(list(self.compiler.linker_so), "-Wl,-Bno-symbolic"):
