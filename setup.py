@@ -16,6 +16,7 @@ import sysconfig
 import tempfile
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 import torch
 from torch.utils import cpp_extension
@@ -254,7 +255,30 @@ class BuildExt(cpp_extension.BuildExtension):
         raise SystemExit("\n".join(lines))
 
 
+class BuildPy(build_py):
+    """The Python package, and beside it in complexext/_src/ the kernel
+    sources that the Metal backend compiles at run time (csrc/core/*.h,
+    csrc/metal/*: complexext/_metal_source.py), so an installed package
+    (a wheel, pip install .) finds them without the checkout. An editable
+    install reads them from the checkout's csrc/ instead."""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        for sub, exts in (("core", (".h",)), ("metal", (".h", ".metal"))):
+            src = os.path.join(ROOT, "csrc", sub)
+            dst = os.path.join(self.build_lib, "complexext", "_src", sub)
+            self.mkpath(dst)
+            for name in sorted(os.listdir(src)):
+                if name.endswith(exts):
+                    self.copy_file(os.path.join(src, name), os.path.join(dst, name))
+
+
+# COMPLEXEXT_PYTHON_ONLY=1: the Python package and its kernel sources
+# without the extension (tests/test_packaging.py builds such a wheel in
+# seconds to check what a wheel carries).
 setup(
-    ext_modules=[extension()],
-    cmdclass={"build_ext": BuildExt},
+    ext_modules=[] if os.environ.get("COMPLEXEXT_PYTHON_ONLY") == "1" else [extension()],
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
 )

@@ -11,7 +11,11 @@ import functools
 import re
 from pathlib import Path
 
-CSRC = Path(__file__).resolve().parent.parent / "csrc"
+# An installed package carries the sources in complexext/_src/ (setup.py,
+# BuildPy); a source checkout (and an editable install) has them in csrc/.
+_PACKAGED = Path(__file__).resolve().parent / "_src"
+CSRC = _PACKAGED if (_PACKAGED / "metal" / "meta.h").is_file() \
+    else Path(__file__).resolve().parent.parent / "csrc"
 CORE = CSRC / "core"
 METAL = CSRC / "metal"
 # The kernel files of the library, in order.
@@ -55,9 +59,10 @@ def _inline(path, seen):
 def _need_sources():
     if not (CORE / "cx_block.h").is_file() or not (METAL / "meta.h").is_file():
         raise FileNotFoundError(
-            f"complexext: the kernel sources are not at {CSRC}; the Metal kernels are compiled "
-            "at run time from csrc/, so install from a source checkout "
-            "(pip install --no-build-isolation -e .)")
+            f"complexext: the kernel sources are not at {CSRC}: the Metal kernels are compiled "
+            "at run time from csrc/core and csrc/metal, which an installed package carries in "
+            "complexext/_src/ and a source checkout in csrc/; reinstall complexext "
+            "(pip install --no-build-isolation .)")
 
 
 def assemble(files=KERNEL_FILES, metal_dir=None):
