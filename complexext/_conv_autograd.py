@@ -22,6 +22,7 @@ torch.func transforms the dispatchers apply them directly.
 """
 import torch
 
+from ._autograd import no_derivatives
 from ._load import ops
 
 
@@ -36,6 +37,9 @@ def _function_needed():
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     """Differentiable complexext::convolution (batched input, tuple args)."""
     args = (list(stride), list(padding), list(dilation), transposed, list(output_padding), groups)
+    if no_derivatives(x, w, b):
+        with torch._C._AutoDispatchBelowADInplaceOrView():
+            return ops.convolution(x, w, b, *args)
     if _function_needed():
         return Convolution.apply(x, w, b, *args)
     return ops.convolution(x, w, b, *args)
@@ -46,6 +50,9 @@ def conv_weight_grad(g, x, weight_size, real_weight, stride, padding, dilation, 
     """Differentiable complexext::convolution_weight_grad."""
     args = (list(weight_size), real_weight, list(stride), list(padding), list(dilation),
             transposed, list(output_padding), groups)
+    if no_derivatives(g, x):
+        with torch._C._AutoDispatchBelowADInplaceOrView():
+            return ops.convolution_weight_grad(g, x, *args)
     if _function_needed():
         return WeightGrad.apply(g, x, *args)
     return ops.convolution_weight_grad(g, x, *args)

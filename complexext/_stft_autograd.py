@@ -30,32 +30,18 @@ c2r of the FFT layer), so derivatives of every order compose. complex32 and
 float16 derivatives are computed in complex64/float32 and rounded once.
 """
 import torch
-import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as nnf
 
-from ._autograd import _function_needed, c2c, c2r
+from ._autograd import _function_needed, c2c, c2r, no_derivatives
 from ._load import ops
 
 _WIDE = {torch.complex32: torch.complex64, torch.float16: torch.float32,
          torch.bfloat16: torch.float32}
 
 
-def _no_derivatives(x, w):
-    """True in eager code when nothing can ask for a derivative of the op:
-    no gradient (grad mode off or no input requires one), no forward-AD
-    level open (so no tangents), no torch.func transform, not compiling.
-    The op is then called below autograd, skipping its Python autograd
-    kernel, which would decide the same (about 10 us a call)."""
-    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
-        return False
-    if getattr(fwAD, "_current_level", 0) >= 0:
-        return False
-    return not (torch.is_grad_enabled() and (x.requires_grad or w.requires_grad))
-
-
 def stft(x, w, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
     """Differentiable complexext::stft."""
-    if _no_derivatives(x, w):
+    if no_derivatives(x, w):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.stft(x, w, n_fft, hop, normalization, onesided, pad, pad_mode)
     if _function_needed():
@@ -65,7 +51,7 @@ def stft(x, w, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
 
 def istft(X, w, n_fft, hop, normalization, onesided, start, length):
     """Differentiable complexext::istft."""
-    if _no_derivatives(X, w):
+    if no_derivatives(X, w):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.istft(X, w, n_fft, hop, normalization, onesided, start, length)
     if _function_needed():
