@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 
 from setuptools import setup
@@ -205,8 +204,7 @@ class BuildExt(cpp_extension.BuildExtension):
         # headers' times, torch's headers included).
         if getattr(self, "editable_mode", False):
             self.build_temp = os.path.join(
-                ROOT, "build", "temp.%s-%s" % (sysconfig.get_platform(),
-                                               sys.implementation.cache_tag))
+                ROOT, "build", "temp.%s-%s" % (self.plat_name, sys.implementation.cache_tag))
 
     def build_extensions(self):
         if sys.platform.startswith("linux"):

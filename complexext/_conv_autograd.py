@@ -22,16 +22,8 @@ torch.func transforms the dispatchers apply them directly.
 """
 import torch
 
-from ._autograd import no_derivatives
+from ._autograd import _function_needed, no_derivatives
 from ._load import ops
-
-
-def _function_needed():
-    """A torch.func transform is active (outside torch.compile): apply the
-    Function at its level. Elsewhere the op's Autograd kernel applies it when
-    a gradient or tangent is asked for; compiled code always takes the op
-    (Dynamo does not trace a Function that defines jvp)."""
-    return not torch.compiler.is_compiling() and torch._C._are_functorch_transforms_active()
 
 
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
