@@ -256,7 +256,7 @@ class BuildExt(cpp_extension.BuildExtension):
 class BuildPy(build_py):
     """The Python package, and beside it in complexext/_src/ the kernel
     sources that the Metal backend compiles at run time (csrc/core/*.h,
-    csrc/metal/*: complexext/_metal_source.py), so an installed package
+    csrc/metal/*: complexext/_mps/source.py), so an installed package
     (a wheel, pip install .) finds them without the checkout. An editable
     install reads them from the checkout's csrc/ instead."""
 

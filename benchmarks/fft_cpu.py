@@ -10,7 +10,7 @@ on the same data:
   upcast    chalf -> complex64 -> torch.fft.fft -> chalf (what torch offers
             for complex32 on CPU)
   scipy c64 scipy.fft.fft on complex64 numpy data, workers = thread count
---keep-memory makes glibc keep freed memory (complexext._bench.
+--keep-memory makes glibc keep freed memory (complexext._tools.bench.
 keep_freed_memory): with the default allocator a peer's output may or may
 not fault in fresh pages depending on what ran before it, which moves
 torch's times by up to 2x from run to run; with it, no peer faults and
@@ -50,7 +50,7 @@ import scipy.fft  # noqa: E402
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import (interleaved_times, keep_freed_memory, memory_mode,  # noqa: E402
+from complexext._tools.bench import (interleaved_times, keep_freed_memory, memory_mode,  # noqa: E402
                                random_chalf, upcast_fft)
 
 SIZES = (256, 400, 512, 1000, 1024, 4096, 4099, 65536)

@@ -429,7 +429,7 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("gpu.py: no CUDA device (torch.cuda.is_available() is False); nothing measured")
         return 2
-    from complexext._load import BUILT_WITH_CUDA
+    from complexext._ops import BUILT_WITH_CUDA
     if not BUILT_WITH_CUDA:
         print("gpu.py: complexext was built without CUDA kernels; rebuild with "
               "COMPLEXEXT_CUDA=1 pip install --no-build-isolation -e .")

@@ -32,9 +32,9 @@ warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 
 import complexext  # noqa: E402
 import complexext.nn.functional as cnf  # noqa: E402
-from complexext import _metal  # noqa: E402
-from complexext._bench import interleaved_times  # noqa: E402
-from complexext._selfcheck import floor_of, rel_rms, to_numpy64  # noqa: E402
+from complexext import _mps as _metal  # noqa: E402
+from complexext._tools.bench import interleaved_times  # noqa: E402
+from complexext._tools.selfcheck import floor_of, rel_rms, to_numpy64  # noqa: E402
 
 
 DEVICE = "mps"

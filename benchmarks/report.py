@@ -6,7 +6,7 @@
 Runs, in one process and with the peers of each table timed in the same
 run: the FFT workload of benchmarks/fft_cpu.py (fft, and rfft the same way)
 at every n, the accuracy of the 1-D FFT family as a ratio to the floor at
-every n (the measure of complexext._selfcheck), the STFT/ISTFT of
+every n (the measure of complexext._tools.selfcheck), the STFT/ISTFT of
 benchmarks/stft.py and the convolutions of benchmarks/conv.py. Where torch
 sees a CUDA or Apple GPU it also runs the GPU benchmark script and includes
 its output. Writes DIR/performance.md and PNG plots in DIR/img (DIR:
@@ -44,9 +44,9 @@ import scipy.fft  # noqa: E402
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext import _bench, _report  # noqa: E402
-from complexext._bench import interleaved_times, random_chalf  # noqa: E402
-from complexext._selfcheck import _input, floor_of, rel_rms, to_numpy64  # noqa: E402
+from complexext._tools import bench as _bench, report as _report  # noqa: E402
+from complexext._tools.bench import interleaved_times, random_chalf  # noqa: E402
+from complexext._tools.selfcheck import _input, floor_of, rel_rms, to_numpy64  # noqa: E402
 
 MiB = 1 << 20
 PROFILES = {

@@ -13,7 +13,7 @@ Timed, in the same run and on the same data:
   istft  the inverses: complex32 -> float16 (cx c32), complex64 -> float32
          (cx f32, torch), complex32 -> complex64 -> torch.istft -> float16
          (upcast)
---keep-memory makes glibc keep freed memory (complexext._bench.
+--keep-memory makes glibc keep freed memory (complexext._tools.bench.
 keep_freed_memory): with the default allocator a peer's output may or may
 not fault in fresh pages depending on what ran before it, which moves
 torch's times by up to 2x from run to run; with it, no peer faults and
@@ -54,7 +54,7 @@ warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 import torch  # noqa: E402
 
 import complexext  # noqa: E402
-from complexext._bench import interleaved_times, keep_freed_memory, memory_mode  # noqa: E402
+from complexext._tools.bench import interleaved_times, keep_freed_memory, memory_mode  # noqa: E402
 
 SETTINGS = ((512, 128), (400, 160))
 BATCH, SAMPLES = 8, 64000

@@ -32,7 +32,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:
         warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
-        from complexext._report import bench_main
+        from complexext._tools.report import bench_main
         return bench_main(argv[1:])
     args = parse(argv)
     # torch warns once that complex32 is "experimental"; the point here is
@@ -40,7 +40,7 @@ def main(argv=None):
     warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
     start = time.perf_counter()
 
-    from complexext import _selfcheck  # imports complexext: fails clearly on a bad build
+    from complexext._tools import selfcheck as _selfcheck  # imports complexext: fails clearly on a bad build
 
     print("== build")
     for line in _selfcheck.build_lines():
@@ -48,11 +48,11 @@ def main(argv=None):
 
     print("\n== self-check")
     ok = _selfcheck.run(seed=args.seed)
-    from complexext import _selfcheck_ops
+    from complexext._tools import selfcheck_ops as _selfcheck_ops
     ok = _selfcheck_ops.run(seed=args.seed) and ok
 
     if not args.no_speed:
-        from complexext import _bench
+        from complexext._tools import bench as _bench
         print("\n== complex32 accuracy and speed")
         _bench.table()
 

@@ -11,7 +11,7 @@ that a repeated call reuses pages instead of faulting in fresh ones (one
 page fault per 4 KiB otherwise, which for a few-MiB output costs about as
 much as the transform).
 """
-from ._load import ops
+from ._ops import ops
 
 __all__ = ["plan_cache", "output_cache"]
 

@@ -15,7 +15,7 @@ complex32/float16 results that overflow become inf. norm="ortho" (growth
 sqrt(N)) or norm="forward" (none) avoid it; complexext.set_overflow_check
 (True) raises OverflowError instead.
 """
-from ._transforms import IMPL as _IMPL
+from ._frontend.fft import IMPL as _IMPL
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"]

@@ -7,7 +7,7 @@ import torch
 from hypothesis import HealthCheck, settings
 
 import complexext  # noqa: F401  (registers the ops)
-from complexext._load import BUILT_WITH_CUDA
+from complexext._ops import BUILT_WITH_CUDA
 
 
 def pytest_addoption(parser):

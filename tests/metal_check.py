@@ -184,7 +184,7 @@ def check(source):
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from complexext import _metal_source
+    from complexext._mps import source as _metal_source
     if clang() is None:
         sys.exit("metal_check: clang++ not found (apt-get install clang)")
     found = check(_metal_source.source())

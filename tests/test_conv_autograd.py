@@ -10,7 +10,7 @@ import torch.nn.functional as TF
 from torch.autograd import gradcheck, gradgradcheck
 
 import complexext.nn.functional as CF
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import to_cpu, to_device
 from _refs import rand
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import complexext.nn.functional as CF
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import to_device
 from _refs import rand
 

@@ -8,7 +8,7 @@ import torch
 import torch.func as F
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import to_cpu, to_device
 from _refs import rand
 

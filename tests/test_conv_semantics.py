@@ -180,7 +180,7 @@ def test_no_input_channels_gives_the_bias(device):
 
 def test_three_spatial_dims_through_the_op(device):
     """The primitive also takes 3 spatial dims (oneDNN channels-last 3-d)."""
-    from complexext._load import ops
+    from complexext._ops import ops
     for dtype, tol in ((C64, 1e-6), (C128, 1e-13))[:1 if device == "mps" else 2]:
         x, w, b = rand((2, 4, 5, 6, 7), dtype), rand((6, 2, 3, 2, 3), dtype, 1), rand((6,), dtype, 2)
         y = ops.convolution(*on(device, x, w, b), [1, 2, 1], [1, 0, 1], [1, 1, 2], False,

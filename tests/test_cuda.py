@@ -16,7 +16,7 @@ import torch
 import complexext
 import complexext.fft as cf
 import complexext.nn.functional as CF
-from complexext._load import BUILT_WITH_CUDA
+from complexext._ops import BUILT_WITH_CUDA
 from _refs import (COMPLEX, FUNCS_1D, ALL_FUNCS, c2r_output, input_dtype, output_dtype, rand,
                    rel_rms, rounding_floor, scipy_ref)
 

@@ -5,7 +5,7 @@ import torch
 from torch.autograd import gradcheck, gradgradcheck
 
 import complexext.fft as cf
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import to_device
 from _refs import ALL_FUNCS, FUNCS_1D, rand, real_input
 

@@ -13,8 +13,8 @@ import torch
 
 import metal_emu
 from _refs import rel_rms, rounding_floor, to_numpy
-from complexext import _metal_fft, _metal_launch, _metal_lib, _metal_ops, _metal_source
-from complexext import _metal_stft
+from complexext._mps import fft as _metal_fft, launch as _metal_launch, lib as _metal_lib, ops as _metal_ops, source as _metal_source
+from complexext._mps import stft as _metal_stft
 
 pytestmark = pytest.mark.skipif(metal_emu.compiler() is None, reason="no host C++ compiler")
 ops = torch.ops.complexext

@@ -12,8 +12,9 @@ import pytest
 import torch
 
 from _refs import rel_rms, rounding_floor, to_numpy
-from complexext import _metal, _metal_conv, _metal_launch as L, _metal_lib, _metal_ops
-from complexext import _metal_stft
+from complexext import _mps as _metal
+from complexext._mps import conv as _metal_conv, launch as L, lib as _metal_lib, ops as _metal_ops
+from complexext._mps import stft as _metal_stft
 
 ops = torch.ops.complexext
 
@@ -47,7 +48,7 @@ def test_no_mps_kernels_without_an_apple_gpu():
 
 
 def test_registration_covers_every_op():
-    code = ("import torch, complexext\nfrom complexext import _metal\n"
+    code = ("import torch, complexext\nfrom complexext import _mps as _metal\n"
             "if not _metal.available(): _metal.register()\n"
             "print(sorted(n for n in _metal.KERNELS if torch._C."
             "_dispatch_has_kernel_for_dispatch_key('complexext::' + n, 'MPS')))")

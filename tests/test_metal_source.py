@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import metal_check
-from complexext import _metal_source
+from complexext._mps import source as _metal_source
 
 needs_clang = pytest.mark.skipif(
     metal_check.clang() is None and not os.environ.get("CI"),

@@ -4,7 +4,7 @@ float64/complex128 samples skip on MPS (no float64)."""
 import pytest
 import torch
 
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import to_cpu, to_device
 from _refs import rand
 

@@ -57,13 +57,13 @@ def test_the_wheel_carries_the_kernel_sources(wheel):
     assert "complexext/_src/metal/fft.metal" in want and "complexext/_src/core/cx_block.h" in want
     missing = sorted(want - names)
     assert not missing, f"not in {wheel.name}: {missing}"
-    assert "complexext/_metal_source.py" in names
+    assert "complexext/_mps/source.py" in names
 
 
 def test_the_metal_source_assembles_from_an_unpacked_wheel(wheel, tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    path = site / "complexext" / "_metal_source.py"
+    path = site / "complexext" / "_mps" / "source.py"
     spec = importlib.util.spec_from_file_location("packaged_metal_source", path)
     packaged = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(packaged)
@@ -73,7 +73,7 @@ def test_the_metal_source_assembles_from_an_unpacked_wheel(wheel, tmp_path):
     assert '#line 1 "_src/core/cx_block.h"' in text
 
     spec = importlib.util.spec_from_file_location(
-        "checkout_metal_source", ROOT / "complexext" / "_metal_source.py")
+        "checkout_metal_source", ROOT / "complexext" / "_mps" / "source.py")
     checkout = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(checkout)
     assert checkout.CSRC == ROOT / "csrc"

@@ -17,7 +17,7 @@ PLOTS = ("fft_speed.png", "fft_accuracy.png", "stft_conv_speed.png")
 # a second time, into OUT_nompl, as where matplotlib is not installed.
 DRIVER = """
 import sys
-from complexext import _report
+from complexext._tools import report as _report
 write = _report.write
 def both(results, outdir):
     paths = write(results, outdir)
@@ -157,7 +157,7 @@ def test_without_matplotlib_tables_are_written_and_install_is_said(quick):
 
 
 def test_gpu_section_names_device_date_and_command():
-    from complexext import _report
+    from complexext._tools import report as _report
 
     g = {"used": True, "device": "CUDA: Some GPU", "date": "2026-01-02 03:04 UTC",
          "script": "python benchmarks/gpu.py --mib 16 --reps 3", "rc": 0,

@@ -201,6 +201,6 @@ def test_no_library_is_named_not_a_crash():
 
 
 def test_library_candidates_exist():
-    from complexext._rtc import library_candidates
+    from complexext._ops.rtc import library_candidates
     for f in library_candidates():
         assert os.path.isfile(f) and "libnvrtc.so" in os.path.basename(f), f

@@ -11,7 +11,7 @@ from torch.autograd import gradcheck, gradgradcheck
 from torch.func import jacfwd, jacrev, jvp, vmap
 
 import complexext
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import to_cpu, to_device
 from _refs import rand
 

@@ -10,7 +10,7 @@ import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as nnf
 
 import complexext
-from complexext._load import ops
+from complexext._ops import ops
 from conftest import skip_float64, to_cpu, to_device
 from _refs import rand
 

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as nnf
 
 import complexext
-from complexext._stft_autograd import pad_signal, unpad_adjoint
+from complexext._ops.stft import pad_signal, unpad_adjoint
 from conftest import to_cpu, to_device
 from _refs import rand
 

@@ -17,8 +17,7 @@ Every function supports backward and forward-mode AD of every order,
 torch.func transforms (vmap, jvp, jacfwd, jacrev, hessian) and
 torch.compile(fullgraph=True). Errors name the function ("conv2d: ...").
 """
-from .. import _conv_api as _api
-from .. import _conv_registrations  # noqa: F401  (fake kernel, vmap rule, autograd)
+from .._frontend import conv as _api
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 

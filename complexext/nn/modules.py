@@ -18,8 +18,8 @@ from torch.nn.modules.utils import _pair, _single
 
 from . import functional as F
 from . import init
-from .. import _conv_checks as ck
-from .._conv_api import _groups
+from .._frontend.conv import _groups
+from .._ops import conv_args as ck
 
 __all__ = ["ComplexConv1d", "ComplexConv2d", "ComplexConvTranspose1d", "ComplexConvTranspose2d"]
 

@@ -12,7 +12,7 @@ to every result.
 import torch
 from torch import nn
 
-from .._stft import _PAD_MODES, _lengths, istft, stft
+from .._frontend.stft import _PAD_MODES, _lengths, istft, stft
 
 _WINDOW_DTYPE = {torch.float16: torch.float32, torch.bfloat16: torch.float32,
                  torch.complex32: torch.float32, torch.complex64: torch.float32,

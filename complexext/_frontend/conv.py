@@ -1,10 +1,10 @@
 """The front end of complex convolution: torch's argument handling
 (ints or tuples, padding "same"/"valid", unbatched input, dtype and device
-rules) over the differentiable primitive of _conv_autograd.py."""
+rules) over the differentiable primitive of complexext._autograd.conv."""
 import torch
 
-from . import _conv_autograd as ad
-from . import _conv_checks as ck
+from .._autograd import conv as ad
+from .._ops import conv_args as ck
 
 
 def _same_padding(name, x, w, stride, dilation):

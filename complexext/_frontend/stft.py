@@ -12,9 +12,9 @@ import operator
 
 import torch
 
-from . import _overflow
-from . import _stft_autograd as ad
-from . import _stft_registrations  # fake kernels, vmap rules, autograd; the pad modes
+from .._autograd import stft as ad
+from .._ops.stft import PAD_MODES as _PAD_MODES
+from . import overflow as _overflow
 
 _REAL = (torch.float16, torch.float32, torch.float64)
 _COMPLEX = (torch.complex32, torch.complex64, torch.complex128)
@@ -22,7 +22,6 @@ _COMPLEX = (torch.complex32, torch.complex64, torch.complex128)
 _COMPUTE = {torch.float16: torch.float32, torch.float32: torch.float32,
             torch.float64: torch.float64, torch.complex32: torch.float32,
             torch.complex64: torch.float32, torch.complex128: torch.float64}
-_PAD_MODES = _stft_registrations.PAD_MODES
 
 
 def _int(fname, what, v, low):

@@ -13,9 +13,9 @@ import warnings
 
 import torch
 
-from . import _autograd as ad
-from . import _checks as ck
-from . import _overflow
+from .._autograd import fft as ad
+from . import fft_args as ck
+from . import overflow as _overflow
 
 
 def _conj(x):

@@ -13,9 +13,10 @@ from pathlib import Path
 
 # An installed package carries the sources in complexext/_src/ (setup.py,
 # BuildPy); a source checkout (and an editable install) has them in csrc/.
-_PACKAGED = Path(__file__).resolve().parent / "_src"
+_PACKAGE = Path(__file__).resolve().parent.parent
+_PACKAGED = _PACKAGE / "_src"
 CSRC = _PACKAGED if (_PACKAGED / "metal" / "meta.h").is_file() \
-    else Path(__file__).resolve().parent.parent / "csrc"
+    else _PACKAGE.parent / "csrc"
 CORE = CSRC / "core"
 METAL = CSRC / "metal"
 # The kernel files of the library, in order.

@@ -21,7 +21,7 @@ import math
 
 import torch
 
-from . import _metal_launch as L
+from . import launch as L
 
 COMPLEX, REAL, HERMITIAN = L.COMPLEX, L.REAL, L.HERMITIAN
 

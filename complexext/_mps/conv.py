@@ -14,9 +14,9 @@ the CPU tests check this layout against the CPU kernel.
 """
 import torch
 
-from ._conv_registrations import _convolution_fake, _weight_grad_fake
-from ._metal_ops import check_dtype
-from ._metal_fft import pairs
+from .._ops.conv import _convolution_fake, _weight_grad_fake
+from .fft import pairs
+from .ops import check_dtype
 
 R = torch.float32
 

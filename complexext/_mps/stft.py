@@ -13,12 +13,11 @@ copy, as on CPU).
 """
 import torch
 
-from . import _metal_fft as F
-from . import _metal_launch as L
-from . import _metal_lib
-from ._metal_ops import check_dtype
-from ._stft_autograd import pad_signal
-from ._stft_registrations import _istft_fake, _stft_fake
+from . import fft as F
+from . import launch as L
+from . import lib as _metal_lib
+from .ops import check_dtype
+from .._ops.stft import _istft_fake, _stft_fake, pad_signal
 
 
 def _same_device(name, x, window):

@@ -1,15 +1,14 @@
-"""Python-side registrations of the FFT ops: fake kernels, vmap rules, autograd.
+"""The FFT ops (fft_c2c, fft_r2c, fft_c2r) as torch traces and batches them:
+fake kernels and vmap rules.
 
 Fake kernels give the CPU kernels' output exactly (shape, dtype, contiguous
 strides) and make the same argument checks. vmap rules move the batch dim to
-the front and shift the transformed dims past it. The ops' autograd kernels
-apply the autograd.Functions of _autograd.py (backward and jvp).
+the front and shift the transformed dims past it. (The ops' Autograd kernels
+are registered by complexext._autograd.fft.)
 """
 import torch
-import torch.autograd.forward_ad as fwAD
 
-from . import _autograd as ad
-from ._load import ops
+from .load import ops
 
 _TO_COMPLEX = {torch.float16: torch.complex32, torch.float32: torch.complex64,
                torch.float64: torch.complex128}
@@ -69,13 +68,22 @@ def _c2r_fake(x, dim, normalization, last_dim_size):
     return x.new_empty(shape, dtype=_TO_REAL[x.dtype])
 
 
+def batch_first(name, x, bdim, dim):
+    """x with its batch dim bdim moved to the front, and dim shifted past it."""
+    x = x.movedim(bdim, 0)
+    nd = x.dim() - 1
+    for d in dim:
+        torch._check(-nd <= d < nd, lambda: f"{name}: dim {d} out of range for a {nd}-d tensor")
+    return x, [d % nd + 1 for d in dim]
+
+
 def _batched(name, op):
     """A vmap rule for op(x, dim, *rest): batch dim to the front, dims shifted."""
     def rule(info, in_dims, x, dim, *rest):
         bdim = in_dims[0]
         if bdim is None:
             return op(x, dim, *rest), None
-        x, dim = ad.batch_first(name, x, bdim, dim)
+        x, dim = batch_first(name, x, bdim, dim)
         return op(x, dim, *rest), 0
     return rule
 
@@ -83,36 +91,3 @@ def _batched(name, op):
 torch.library.register_vmap("complexext::fft_c2c", _batched("fft_c2c", ops.fft_c2c))
 torch.library.register_vmap("complexext::fft_r2c", _batched("fft_r2c", ops.fft_r2c))
 torch.library.register_vmap("complexext::fft_c2r", _batched("fft_c2r", ops.fft_c2r))
-
-
-def _autograd_kernel(name, fn):
-    """The op's Autograd kernel: fn (the autograd.Function of _autograd.py)
-    when a gradient or a forward-mode tangent is asked for, else the op below
-    autograd.
-
-    Compiled code calls the ops directly, so this is what differentiates it,
-    forward (jvp through a compiled function fed forward-AD dual tensors) and
-    backward. torch.library.register_autograd would give backward only and
-    pass forward-mode tangents through as if they were absent: a silently
-    wrong jvp. torch.func transforms of the raw op are refused: they need
-    the Function applied at the transform's level, which the public
-    complexext.fft functions do outside torch.compile.
-    """
-    def kernel(x, dim, *rest):
-        tangent = fwAD.unpack_dual(x).tangent is not None
-        if not tangent and not (torch.is_grad_enabled() and x.requires_grad):
-            with torch._C._AutoDispatchBelowADInplaceOrView():
-                return getattr(ops, name)(x, dim, *rest)
-        if torch._C._are_functorch_transforms_active():
-            raise RuntimeError(
-                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) "
-                f"of the raw op are not supported; call the complexext.fft functions, "
-                f"which support them (outside torch.compile)")
-        return fn.apply(x, tuple(dim), *rest)
-    return kernel
-
-
-_lib = torch.library.Library("complexext", "IMPL")
-_lib.impl("fft_c2c", _autograd_kernel("fft_c2c", ad.C2C), "Autograd")
-_lib.impl("fft_r2c", _autograd_kernel("fft_r2c", ad.R2C), "Autograd")
-_lib.impl("fft_c2r", _autograd_kernel("fft_c2r", ad.C2R), "Autograd")

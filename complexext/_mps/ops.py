@@ -11,9 +11,9 @@ import math
 
 import torch
 
-from . import _metal_fft as F
-from . import _metal_lib
-from ._registrations import _TO_COMPLEX, _TO_REAL, _check_norm, _dims
+from . import fft as F
+from . import lib as _metal_lib
+from .._ops.fft import _TO_COMPLEX, _TO_REAL, _check_norm, _dims
 
 COMPLEX, REAL, HERMITIAN = F.COMPLEX, F.REAL, F.HERMITIAN
 

@@ -17,13 +17,15 @@ PyTorch's conventions (backward of a complex-linear map A is A^H g):
 A real weight or bias gets the real part of its gradient. Every formula is
 written with the differentiable dispatchers `convolution` and
 `conv_weight_grad` below, so derivatives of every order compose. Each op's
-Autograd kernel applies its Function (see _conv_registrations.py); under
+Autograd kernel (at the end of this module) applies its Function; under
 torch.func transforms the dispatchers apply them directly.
 """
 import torch
+import torch.autograd.forward_ad as fwAD
 
-from ._autograd import _function_needed, no_derivatives
-from ._load import ops
+from .._ops import ops
+from .._ops.conv import batched, batched_wgrad
+from .common import _function_needed, no_derivatives
 
 
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -133,30 +135,6 @@ def jvp(ctx, tx, tw, tb, *_):
     return tb.to(x.dtype).reshape(shape).expand(ctx.out_shape)
 
 
-def batched(conv, info, in_dims, x, w, b, stride, padding, dilation, transposed,
-            output_padding, groups):
-    """A vmap rule. A batched input only: the vmap dim joins the batch. A
-    batched weight or bias: the vmap dim joins the groups (weights stacked
-    along dim 0, the input's channels repeated or taken per vmap entry)."""
-    xd, wd, bd = in_dims[:3]
-    rest = (stride, padding, dilation, transposed, output_padding)
-    if wd is None and bd is None:
-        x = x.movedim(xd, 0)
-        y = conv(x.reshape(-1, *x.shape[2:]), w, b, *rest, groups)
-        return y.reshape(*x.shape[:2], *y.shape[1:]), 0
-    n = info.batch_size
-    w = w.movedim(wd, 0) if wd is not None else w.expand(n, *w.shape)
-    if b is not None:
-        b = (b.movedim(bd, 0) if bd is not None else b.expand(n, *b.shape)).reshape(-1)
-    if xd is not None:
-        x = x.movedim(xd, 1)
-    else:
-        x = x.unsqueeze(1).expand(x.shape[0], n, *x.shape[1:])
-    y = conv(x.reshape(x.shape[0], -1, *x.shape[3:]), w.reshape(-1, *w.shape[2:]), b, *rest,
-             n * groups)
-    return y.reshape(y.shape[0], n, -1, *y.shape[2:]), 1
-
-
 class Convolution(torch.autograd.Function):
     setup_context = staticmethod(setup_context)
     backward = staticmethod(backward)
@@ -205,20 +183,6 @@ def wgrad_jvp(ctx, tg, tx, *_):
         conv_weight_grad(g, tx, *ctx.wargs)
 
 
-def batched_wgrad(fn, info, in_dims, g, x, weight_size, real_weight, stride, padding, dilation,
-                  transposed, output_padding, groups):
-    """The vmap dim joins the groups: channels of each vmap entry side by side."""
-    n = info.batch_size
-    g, x = [t.movedim(d, 1) if d is not None else t.unsqueeze(1).expand(t.shape[0], n, *t.shape[1:])
-            for t, d in zip((g, x), in_dims[:2])]
-    g = g.reshape(g.shape[0], -1, *g.shape[3:])
-    x = x.reshape(x.shape[0], -1, *x.shape[3:])
-    size = [n * weight_size[0], *weight_size[1:]]
-    out = fn(g, x, size, real_weight, stride, padding, dilation, transposed, output_padding,
-             n * groups)
-    return out.reshape(n, *weight_size), 0
-
-
 class WeightGrad(torch.autograd.Function):
     setup_context = staticmethod(wgrad_setup_context)
     backward = staticmethod(wgrad_backward)
@@ -231,3 +195,32 @@ class WeightGrad(torch.autograd.Function):
     @staticmethod
     def vmap(info, in_dims, *args):
         return batched_wgrad(WeightGrad.apply, info, in_dims, *args)
+
+
+def _autograd_kernel(name, fn, n_tensors):
+    """The op's Autograd kernel: below autograd when no gradient and no
+    forward-mode tangent is asked for; the autograd.Function fn otherwise.
+    (torch.library.register_autograd would give backward only and drop
+    forward-mode tangents silently.)"""
+    op = getattr(ops, name)
+
+    def kernel(*args):
+        tensors = [t for t in args[:n_tensors] if t is not None]
+        tangent = any(fwAD.unpack_dual(t).tangent is not None for t in tensors)
+        grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        if not tangent and not grad:
+            with torch._C._AutoDispatchBelowADInplaceOrView():
+                return op(*args)
+        if torch._C._are_functorch_transforms_active():
+            raise RuntimeError(
+                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) of "
+                f"the raw op are not supported; call the complexext.nn.functional functions, "
+                f"which support them (outside torch.compile)")
+        return fn.apply(*args)
+    return kernel
+
+
+_lib = torch.library.Library("complexext", "IMPL")
+_lib.impl("convolution", _autograd_kernel("convolution", Convolution, 3), "Autograd")
+_lib.impl("convolution_weight_grad",
+          _autograd_kernel("convolution_weight_grad", WeightGrad, 2), "Autograd")

@@ -1,14 +1,11 @@
-"""Python-side registrations of complexext::stft and complexext::istft: fake
-kernels (the CPU kernels' shapes, dtypes and argument checks; the NOLA check
-needs the window's values and stays with the kernel), vmap rules, and the
-Autograd kernels, which apply the autograd.Functions of _stft_autograd.py so
-that the ops have backward and jvp formulas of their own, in eager and
-compiled code."""
+"""complexext::stft and complexext::istft as torch traces and batches them:
+fake kernels (the CPU kernels' shapes, dtypes and argument checks; the NOLA
+check needs the window's values and stays with the kernel), vmap rules, and
+the op's centre padding P and its adjoint, as the kernels apply them.
+(The ops' Autograd kernels are registered by complexext._autograd.stft.)"""
 import torch
-import torch.autograd.forward_ad as fwAD
 
-from . import _stft_autograd as ad
-from ._load import ops
+from .load import ops
 
 _TO_COMPLEX = {torch.float16: torch.complex32, torch.float32: torch.complex64,
                torch.float64: torch.complex128}
@@ -47,6 +44,59 @@ def check_pad(length, pad, mode):
                              f"many samples, got {length}")
         torch._check(mode != "replicate" or length > 0,
                      lambda: "stft: cannot replicate-pad an empty signal")
+
+
+def _edge_sources(length, pad, mode, device):
+    """The signal's samples that the 2*pad padded samples copy, left end then
+    right end (stft_pad_source in stft_args.h); mode is not "constant"."""
+    i = torch.cat([torch.arange(-pad, 0, device=device),
+                   torch.arange(length, length + pad, device=device)])
+    if mode == "reflect":
+        return torch.where(i < 0, -i, 2 * (length - 1) - i)
+    if mode == "replicate":
+        return i.clamp(0, length - 1)
+    return torch.where(i < 0, i + length, i - length)  # circular
+
+
+def pad_signal(x, pad, mode):
+    """P: x (B, L) padded by `pad` samples at both ends, torch's F.pad values
+    in x's dtype (float16 and complex32 included): one cat of the signal and
+    its two edge pieces (torch's reflect kernel is several times slower on
+    float16 and has no complex32, a gather of the whole signal slower still)."""
+    if pad == 0:
+        return x
+    if mode == "constant":
+        return torch.constant_pad_nd(x, [pad, pad])
+    edges = x.index_select(1, _edge_sources(x.shape[1], pad, mode, x.device))
+    return torch.cat([edges[:, :pad], x, edges[:, pad:]], 1)
+
+
+def unpad_adjoint(g, pad, mode, length):
+    """P^T: the gradient of the signal from that of the padded signal g (B,
+    length + 2*pad); each padded sample's gradient goes to the sample it copies."""
+    if pad == 0:
+        return g
+    mid = g.narrow(1, pad, length)
+    if mode == "constant":
+        return mid
+    edges = torch.cat([g[:, :pad], g[:, pad + length:]], 1)
+    return mid.index_add(1, _edge_sources(length, pad, mode, g.device), edges)
+
+
+def batched(fn, info, in_dims, x, w, *rest):
+    """A vmap rule for fn(x, w, *rest), x batched along dim 0 (stft: (B, L);
+    istft: (B, freq, T)). A batched signal joins the batch dim; a batched
+    window takes one call per window."""
+    xd, wd = in_dims[0], in_dims[1]
+    if xd is None and wd is None:
+        return fn(x, w, *rest), None
+    if wd is None:
+        x = x.movedim(xd, 0)
+        y = fn(x.flatten(0, 1), w, *rest)
+        return y.unflatten(0, x.shape[:2]), 0
+    w = w.movedim(wd, 0)
+    xs = x.movedim(xd, 0) if xd is not None else x.expand(info.batch_size, *x.shape)
+    return torch.stack([fn(xs[i], w[i], *rest) for i in range(info.batch_size)]), 0
 
 
 @torch.library.register_fake("complexext::stft")
@@ -89,38 +139,6 @@ def _istft_fake(X, window, n_fft, hop, normalization, onesided, start, length):
 
 
 torch.library.register_vmap(
-    "complexext::stft", lambda info, in_dims, *args: ad.batched(ops.stft, info, in_dims, *args))
+    "complexext::stft", lambda info, in_dims, *args: batched(ops.stft, info, in_dims, *args))
 torch.library.register_vmap(
-    "complexext::istft", lambda info, in_dims, *args: ad.batched(ops.istft, info, in_dims, *args))
-
-
-# The schemas' trailing arguments with defaults (stft: pad, pad_mode), which
-# a call may leave out: rest[nargs:] of the full list.
-_DEFAULTS = {"stft": (4, (0, "constant")), "istft": (6, ())}
-
-
-def _autograd_kernel(name, fn):
-    """Below autograd when no gradient and no forward-mode tangent is asked
-    for; the autograd.Function otherwise. (torch.library.register_autograd
-    would give backward only and drop forward-mode tangents silently.)"""
-    nargs, defaults = _DEFAULTS[name]
-
-    def kernel(x, window, *rest):
-        rest = rest + defaults[len(rest) - nargs:]
-        tangent = any(fwAD.unpack_dual(t).tangent is not None for t in (x, window))
-        grad = torch.is_grad_enabled() and (x.requires_grad or window.requires_grad)
-        if not tangent and not grad:
-            with torch._C._AutoDispatchBelowADInplaceOrView():
-                return getattr(ops, name)(x, window, *rest)
-        if torch._C._are_functorch_transforms_active():
-            raise RuntimeError(
-                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) of "
-                f"the raw op are not supported; call complexext.{name}, which supports them "
-                f"(outside torch.compile)")
-        return fn.apply(x, window, *rest)
-    return kernel
-
-
-_lib = torch.library.Library("complexext", "IMPL")
-_lib.impl("stft", _autograd_kernel("stft", ad.STFT), "Autograd")
-_lib.impl("istft", _autograd_kernel("istft", ad.ISTFT), "Autograd")
+    "complexext::istft", lambda info, in_dims, *args: batched(ops.istft, info, in_dims, *args))

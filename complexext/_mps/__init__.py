@@ -3,7 +3,7 @@ with an Apple GPU and torch.mps.compile_shader (torch 2.7 and newer).
 Elsewhere nothing is registered and the ops have no MPS kernel.
 
 The library is compiled on the first call of an op on MPS, once
-(_metal_lib). complex128/float64 inputs get a clear error (Metal has no
+(lib.py). complex128/float64 inputs get a clear error (Metal has no
 float64).
 """
 import importlib
@@ -14,20 +14,20 @@ import torch
 # the first call (they read csrc/metal/meta.h), so that importing complexext
 # never needs the kernel sources.
 KERNELS = {
-    "fft_c2c": ("_metal_ops", "fft_c2c"),
-    "fft_r2c": ("_metal_ops", "fft_r2c"),
-    "fft_c2r": ("_metal_ops", "fft_c2r"),
-    "stft": ("_metal_stft", "stft"),
-    "istft": ("_metal_stft", "istft"),
-    "convolution": ("_metal_conv", "convolution"),
-    "convolution_weight_grad": ("_metal_conv", "convolution_weight_grad"),
+    "fft_c2c": ("ops", "fft_c2c"),
+    "fft_r2c": ("ops", "fft_r2c"),
+    "fft_c2r": ("ops", "fft_c2r"),
+    "stft": ("stft", "stft"),
+    "istft": ("stft", "istft"),
+    "convolution": ("conv", "convolution"),
+    "convolution_weight_grad": ("conv", "convolution_weight_grad"),
 }
 
 
 def kernel(name):
     """The MPS kernel of op `name`."""
     module, fn = KERNELS[name]
-    return getattr(importlib.import_module(f"complexext.{module}"), fn)
+    return getattr(importlib.import_module(f"complexext._mps.{module}"), fn)
 
 
 def _deferred(name):

@@ -4,7 +4,7 @@ import torch
 _REBUILD = "rebuild it with: pip install --no-build-isolation -e ."
 
 try:
-    from . import _C  # noqa: F401  (runs the op registrations)
+    from .. import _C  # noqa: F401  (runs the op registrations)
 except ImportError as e:  # missing, or built against another torch ABI
     raise ImportError(
         "complexext: the compiled extension complexext._C could not be loaded "

@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-from ._load import ops
+from .load import ops
 
 
 def library_candidates():

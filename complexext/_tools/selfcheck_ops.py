@@ -10,7 +10,7 @@ import torch
 
 import complexext
 from complexext import nn as cnn
-from complexext._selfcheck import (C32_MAX_RATIO, C64_MAX_ERR, C128_MAX_ERR, devices,
+from complexext._tools.selfcheck import (C32_MAX_RATIO, C64_MAX_ERR, C128_MAX_ERR, devices,
                                    has_kernels, rel_rms)
 
 _C = {"c32": torch.complex32, "c64": torch.complex64, "c128": torch.complex128}

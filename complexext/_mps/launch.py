@@ -12,8 +12,8 @@ import math
 
 import torch
 
-from . import _metal_source
-from ._load import ops
+from . import source as _metal_source
+from .._ops import ops
 
 MX = _metal_source.layout("MX_")
 OLA = _metal_source.layout("OLA_")

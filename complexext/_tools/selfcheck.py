@@ -15,7 +15,7 @@ import scipy.fft
 import torch
 
 import complexext
-from complexext._load import BUILT_WITH_CUDA, ops
+from complexext._ops import BUILT_WITH_CUDA, ops
 
 # The functions every build must have, then the Hermitian 2-D/n-D ones,
 # checked when present.

@@ -9,7 +9,7 @@ import threading
 
 import torch
 
-from . import _metal_source
+from . import source as _metal_source
 
 _lock = threading.Lock()
 _library = None

@@ -7,42 +7,16 @@ fft_r2c_backward, fft_c2r_backward), written with the dispatchers
 derivatives of every order compose. The jvp of each (linear) primitive is
 the primitive applied to the tangent.
 
-The ops' autograd kernels apply these Functions (see _registrations.py),
+The ops' Autograd kernels (at the end of this module) apply these Functions,
 so the ops themselves have backward and jvp, in eager and compiled code.
 Under torch.func transforms the dispatchers apply the Functions directly.
 """
 import torch
 import torch.autograd.forward_ad as fwAD
 
-from ._load import ops
-
-
-def no_derivatives(*tensors):
-    """True in eager code when nothing can ask for a derivative of an op on
-    these tensors: no gradient (grad mode off, or no tensor requires one), no
-    forward-AD level open (so no tangents), no torch.func transform, not
-    compiling. The op is then called below autograd: its Autograd kernel, a
-    Python function, would decide the same after one more trip through the
-    dispatcher (about 6 us of a call on a small tensor)."""
-    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
-        return False
-    if getattr(fwAD, "_current_level", 0) >= 0:
-        return False
-    if not torch.is_grad_enabled():
-        return True
-    return not any(t is not None and t.requires_grad for t in tensors)
-
-
-def _function_needed():
-    """Whether a torch.func transform is active (outside torch.compile).
-
-    Those need the autograd.Function applied at their own level. Everywhere
-    else the ops are called: their autograd kernels apply the same Function
-    when a gradient or a tangent is asked for, and skip it (and its cost)
-    when not. Dynamo cannot trace a Function that defines jvp, so compiled
-    code always takes the ops.
-    """
-    return not torch.compiler.is_compiling() and torch._C._are_functorch_transforms_active()
+from .._ops import ops
+from .._ops.fft import batch_first
+from .common import _function_needed, no_derivatives
 
 
 def c2c(x, dim, normalization, forward):
@@ -73,15 +47,6 @@ def c2r(x, dim, normalization, last_dim_size):
     if _function_needed():
         return C2R.apply(x, tuple(dim), normalization, last_dim_size)
     return ops.fft_c2r(x, dim, normalization, last_dim_size)
-
-
-def batch_first(name, x, bdim, dim):
-    """x with its batch dim bdim moved to the front, and dim shifted past it."""
-    x = x.movedim(bdim, 0)
-    nd = x.dim() - 1
-    for d in dim:
-        torch._check(-nd <= d < nd, lambda: f"{name}: dim {d} out of range for a {nd}-d tensor")
-    return x, [d % nd + 1 for d in dim]
 
 
 def _vmap_rule(fn, name):
@@ -201,3 +166,36 @@ class C2R(torch.autograd.Function):
 
 for _fn, _name in ((C2C, "fft_c2c"), (R2C, "fft_r2c"), (C2R, "fft_c2r")):
     _fn.vmap = _vmap_rule(_fn, _name)
+
+
+def _autograd_kernel(name, fn):
+    """The op's Autograd kernel: fn (the autograd.Function above)
+    when a gradient or a forward-mode tangent is asked for, else the op below
+    autograd.
+
+    Compiled code calls the ops directly, so this is what differentiates it,
+    forward (jvp through a compiled function fed forward-AD dual tensors) and
+    backward. torch.library.register_autograd would give backward only and
+    pass forward-mode tangents through as if they were absent: a silently
+    wrong jvp. torch.func transforms of the raw op are refused: they need
+    the Function applied at the transform's level, which the public
+    complexext.fft functions do outside torch.compile.
+    """
+    def kernel(x, dim, *rest):
+        tangent = fwAD.unpack_dual(x).tangent is not None
+        if not tangent and not (torch.is_grad_enabled() and x.requires_grad):
+            with torch._C._AutoDispatchBelowADInplaceOrView():
+                return getattr(ops, name)(x, dim, *rest)
+        if torch._C._are_functorch_transforms_active():
+            raise RuntimeError(
+                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) "
+                f"of the raw op are not supported; call the complexext.fft functions, "
+                f"which support them (outside torch.compile)")
+        return fn.apply(x, tuple(dim), *rest)
+    return kernel
+
+
+_lib = torch.library.Library("complexext", "IMPL")
+_lib.impl("fft_c2c", _autograd_kernel("fft_c2c", C2C), "Autograd")
+_lib.impl("fft_r2c", _autograd_kernel("fft_r2c", R2C), "Autograd")
+_lib.impl("fft_c2r", _autograd_kernel("fft_c2r", C2R), "Autograd")

@@ -12,7 +12,7 @@ import time
 import torch
 
 import complexext
-from complexext._selfcheck import floor_of, rel_rms, to_numpy64
+from complexext._tools.selfcheck import floor_of, rel_rms, to_numpy64
 
 
 def keep_freed_memory():

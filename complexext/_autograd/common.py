@@ -1,0 +1,37 @@
+"""What decides how a differentiable dispatcher calls its op.
+
+Every family (fft, stft, conv) has dispatchers that call its op below
+autograd when nothing can ask for a derivative, apply its autograd.Function
+under torch.func transforms, and call the op (whose Autograd kernel applies
+the same Function) everywhere else.
+"""
+import torch
+import torch.autograd.forward_ad as fwAD
+
+
+def no_derivatives(*tensors):
+    """True in eager code when nothing can ask for a derivative of an op on
+    these tensors: no gradient (grad mode off, or no tensor requires one), no
+    forward-AD level open (so no tangents), no torch.func transform, not
+    compiling. The op is then called below autograd: its Autograd kernel, a
+    Python function, would decide the same after one more trip through the
+    dispatcher (about 6 us of a call on a small tensor)."""
+    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
+        return False
+    if getattr(fwAD, "_current_level", 0) >= 0:
+        return False
+    if not torch.is_grad_enabled():
+        return True
+    return not any(t is not None and t.requires_grad for t in tensors)
+
+
+def _function_needed():
+    """Whether a torch.func transform is active (outside torch.compile).
+
+    Those need the autograd.Function applied at their own level. Everywhere
+    else the ops are called: their autograd kernels apply the same Function
+    when a gradient or a tangent is asked for, and skip it (and its cost)
+    when not. Dynamo cannot trace a Function that defines jvp, so compiled
+    code always takes the ops.
+    """
+    return not torch.compiler.is_compiling() and torch._C._are_functorch_transforms_active()
