@@ -1,19 +1,12 @@
 // Every op schema of complexext, in one place. Kernels are registered per
-// backend (cpu/, cuda/) and, for MPS and fake tensors, from Python.
-#include <Python.h>
+// backend (cpu/, cuda/) and, for MPS and fake tensors, from Python. The
+// Python module itself (PyInit__C) is py_entry.cpp.
 #include <torch/library.h>
 #include <torch/version.h>
 
 #include "cpu/axis.h"
 #include "cpu/isa.h"
 #include "cpu/plan.h"
-
-// The compiled module only runs the registrations below; it has no Python
-// surface of its own.
-extern "C" PyObject* PyInit__C(void) {
-  static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
-  return PyModule_Create(&def);
-}
 
 namespace complexext {
 

@@ -8,6 +8,26 @@ the same Function) everywhere else.
 import torch
 import torch.autograd.forward_ad as fwAD
 
+_Tensor = torch.Tensor
+_compiling = torch.compiler.is_compiling
+_functorch = torch._C._are_functorch_transforms_active
+_grad_on = torch.is_grad_enabled
+_tf_mode = torch._C._is_torch_function_mode_enabled
+
+
+def direct(x, w=None, b=None):
+    """no_derivatives(x, w, b), and the tensors plain ones with no
+    torch-function mode active (complexext._ops.fast.plain): the op may be
+    called through complexext._ops.fast.call, the cheapest way in (one
+    dispatcher pass, about 2 us of overhead against torch.ops' 5). Written
+    out, not built from the two: it is on every eager call's path."""
+    return (type(x) is _Tensor and (w is None or type(w) is _Tensor)
+            and (b is None or type(b) is _Tensor)
+            and not ((x.requires_grad or (w is not None and w.requires_grad)
+                      or (b is not None and b.requires_grad)) and _grad_on())
+            and getattr(fwAD, "_current_level", 0) < 0 and not _functorch()
+            and not _tf_mode() and not _compiling())
+
 
 def no_derivatives(*tensors):
     """True in eager code when nothing can ask for a derivative of an op on

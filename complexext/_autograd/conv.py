@@ -25,12 +25,15 @@ import torch.autograd.forward_ad as fwAD
 
 from .._ops import ops
 from .._ops.conv import batched, batched_wgrad
-from .common import _function_needed, no_derivatives
+from .._ops.fast import call as _fast
+from .common import _function_needed, direct, no_derivatives
 
 
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     """Differentiable complexext::convolution (batched input, tuple args)."""
     args = (list(stride), list(padding), list(dilation), transposed, list(output_padding), groups)
+    if direct(x, w, b):
+        return _fast("convolution", x, w, b, *args)
     if no_derivatives(x, w, b):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.convolution(x, w, b, *args)

@@ -16,11 +16,14 @@ import torch.autograd.forward_ad as fwAD
 
 from .._ops import ops
 from .._ops.fft import batch_first
-from .common import _function_needed, no_derivatives
+from .._ops.fast import call as _fast
+from .common import _function_needed, direct, no_derivatives
 
 
 def c2c(x, dim, normalization, forward):
     """Differentiable fft_c2c."""
+    if direct(x):
+        return _fast("fft_c2c", x, dim, normalization, forward)
     if no_derivatives(x):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.fft_c2c(x, dim, normalization, forward)
@@ -31,6 +34,8 @@ def c2c(x, dim, normalization, forward):
 
 def r2c(x, dim, normalization, onesided):
     """Differentiable fft_r2c."""
+    if direct(x):
+        return _fast("fft_r2c", x, dim, normalization, onesided)
     if no_derivatives(x):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.fft_r2c(x, dim, normalization, onesided)
@@ -41,6 +46,8 @@ def r2c(x, dim, normalization, onesided):
 
 def c2r(x, dim, normalization, last_dim_size):
     """Differentiable fft_c2r."""
+    if direct(x):
+        return _fast("fft_c2r", x, dim, normalization, last_dim_size)
     if no_derivatives(x):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.fft_c2r(x, dim, normalization, last_dim_size)

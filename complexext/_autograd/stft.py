@@ -35,7 +35,8 @@ import torch.nn.functional as nnf
 
 from .._ops import ops
 from .._ops.stft import batched, pad_signal, unpad_adjoint
-from .common import _function_needed, no_derivatives
+from .._ops.fast import call as _fast
+from .common import _function_needed, direct, no_derivatives
 from .fft import c2c, c2r
 
 _WIDE = {torch.complex32: torch.complex64, torch.float16: torch.float32,
@@ -44,6 +45,8 @@ _WIDE = {torch.complex32: torch.complex64, torch.float16: torch.float32,
 
 def stft(x, w, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
     """Differentiable complexext::stft."""
+    if direct(x, w):
+        return _fast("stft", x, w, n_fft, hop, normalization, onesided, pad, pad_mode)
     if no_derivatives(x, w):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.stft(x, w, n_fft, hop, normalization, onesided, pad, pad_mode)
@@ -54,6 +57,8 @@ def stft(x, w, n_fft, hop, normalization, onesided, pad=0, pad_mode="constant"):
 
 def istft(X, w, n_fft, hop, normalization, onesided, start, length):
     """Differentiable complexext::istft."""
+    if direct(X, w):
+        return _fast("istft", X, w, n_fft, hop, normalization, onesided, start, length)
     if no_derivatives(X, w):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             return ops.istft(X, w, n_fft, hop, normalization, onesided, start, length)

@@ -11,6 +11,7 @@ import torch
 _REAL = (torch.float16, torch.float32, torch.float64)
 _COMPLEX = (torch.complex32, torch.complex64, torch.complex128)
 _TO_COMPLEX = dict(zip(_REAL, _COMPLEX))
+_ALLOWED = frozenset(_REAL + _COMPLEX)
 _NORMS = (None, "backward", "ortho", "forward")
 
 
@@ -36,7 +37,7 @@ def check_dtype(fname, x, real_only=False):
     if real_only and x.dtype in _COMPLEX:
         raise TypeError(f"{fname}: expected a real input tensor (float16, float32 or "
                         f"float64), got {x.dtype}")
-    if x.dtype not in _REAL and x.dtype not in _COMPLEX:
+    if x.dtype not in _ALLOWED:
         allowed = "float16, float32 or float64" if real_only else \
             "float16, float32, float64, complex32, complex64 or complex128"
         raise TypeError(f"{fname}: expected a {allowed} tensor, got {x.dtype}")
@@ -48,6 +49,8 @@ def to_complex(x):
 
 
 def _as_int(fname, what, v):
+    if type(v) is int:  # the common case first: every call passes here
+        return v
     if isinstance(v, bool):
         raise TypeError(f"{fname}: {what} must be an int, got bool")
     try:
