@@ -2,8 +2,10 @@
 
 ``complexext.backends.plan_cache`` mirrors
 ``torch.backends.cuda.cufft_plan_cache``: the FFT plans (factorisation,
-twiddles, Bluestein chirps) are cached per (length, dtype, device), bounded
-in number with least-recently-used eviction, and shared safely by threads.
+twiddles, Bluestein chirps) are cached per (length, compute precision,
+kind) on the host and, for CUDA, per device as well (the tables uploaded
+to it), bounded in number with least-recently-used eviction, and shared
+safely by threads.
 
 ``complexext.backends.output_cache`` keeps CPU output memory of >= 1 MiB
 freed by earlier results (up to ``max_size`` bytes, 64 MiB by default), so

@@ -319,9 +319,31 @@ template std::shared_ptr<const Plan<double>> get_plan<double>(int64_t);
 template std::shared_ptr<const RealTwiddles<float>> get_real_twiddles<float>(int64_t);
 template std::shared_ptr<const RealTwiddles<double>> get_real_twiddles<double>(int64_t);
 
+namespace {
+std::mutex& members_mu() {
+  static std::mutex* m = new std::mutex;  // never destroyed: safe at exit
+  return *m;
+}
+std::vector<PlanCacheMember>& members() {
+  static auto* v = new std::vector<PlanCacheMember>;
+  return *v;
+}
+std::vector<PlanCacheMember> members_copy() {
+  std::lock_guard<std::mutex> g(members_mu());
+  return members();
+}
+}  // namespace
+
+void add_plan_cache_member(PlanCacheMember m) {
+  std::lock_guard<std::mutex> g(members_mu());
+  members().push_back(m);
+}
+
 int64_t plan_cache_size() {
+  int64_t n = 0;
+  for (const auto& m : members_copy()) n += m.size();
   std::lock_guard<std::mutex> g(cache().mu);
-  return (int64_t)cache().lru.size();
+  return n + (int64_t)cache().lru.size();
 }
 int64_t plan_cache_max_size() {
   std::lock_guard<std::mutex> g(cache().mu);
@@ -329,9 +351,12 @@ int64_t plan_cache_max_size() {
 }
 void plan_cache_set_max_size(int64_t n) {
   TORCH_CHECK(n >= 0, "complexext.backends.plan_cache.max_size must be >= 0, got ", n);
-  std::lock_guard<std::mutex> g(cache().mu);
-  cache().max_size = n;
-  cache().trim();
+  {
+    std::lock_guard<std::mutex> g(cache().mu);
+    cache().max_size = n;
+    cache().trim();
+  }
+  for (const auto& m : members_copy()) m.trim(n);
 }
 void plan_cache_hold_lock(int64_t ms) {
   std::lock_guard<std::mutex> g(cache().mu);
@@ -339,9 +364,12 @@ void plan_cache_hold_lock(int64_t ms) {
 }
 
 void plan_cache_clear() {
-  std::lock_guard<std::mutex> g(cache().mu);
-  cache().lru.clear();
-  cache().map.clear();
+  {
+    std::lock_guard<std::mutex> g(cache().mu);
+    cache().lru.clear();
+    cache().map.clear();
+  }
+  for (const auto& m : members_copy()) m.clear();
 }
 
 // ---- large transforms, one contiguous row ---------------------------------

@@ -68,6 +68,19 @@ void plan_cache_set_max_size(int64_t n);
 void plan_cache_clear();
 void plan_cache_hold_lock(int64_t ms);  // tests: the cache's lock held for ms
 
+// Other caches of plans that backends.plan_cache governs with the CPU plans
+// (the CUDA device tables, cuda/binding.cpp): their size counts in
+// plan_cache_size(), each keeps at most plan_cache_max_size() entries
+// (trim(max) evicts its least recently used ones; called on
+// plan_cache_set_max_size), and plan_cache_clear() clears them. The
+// functions are called without the CPU cache's lock held.
+struct PlanCacheMember {
+  int64_t (*size)();
+  void (*trim)(int64_t max_size);
+  void (*clear)();
+};
+void add_plan_cache_member(PlanCacheMember m);
+
 // One row of a c2c transform where it lies: the four-step plan reads and
 // writes it directly. conj gives the inverse transform.
 struct StridedRow {

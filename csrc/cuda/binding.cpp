@@ -11,7 +11,11 @@
 //
 // Tables: a plan's tables (twiddles, roots, chirps, filters) are built on
 // the host in double, rounded once, and uploaded once per device, length
-// and compute type, then kept for the life of the process. The upload is a
+// and compute type, then kept in a cache that complexext.backends.plan_cache
+// governs with the CPU plans (its size counts them; max_size bounds them,
+// least recently used first; clear() drops them). An op holds the tables it
+// uses until it returns, so an eviction by another thread frees them only
+// then, to the caching allocator, marked with the op's stream. The upload is a
 // copy from pinned memory on the current stream (no host sync) with an
 // event recorded after it; a later call on another stream makes its stream
 // wait for that event (on the GPU). No upload can happen while the stream
@@ -26,11 +30,13 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "../rtc/nvrtc.h"
 #include "../rtc/reg_program.h"
@@ -46,6 +52,7 @@ struct Tables {
   at::Tensor device;                 // its table, on the device
   c10::StreamId stream;              // the stream that uploaded it
   std::shared_ptr<c10::Event> uploaded;
+  uint64_t used = 0;                 // tick of its last use (LRU)
 };
 // (device index, fp64, n, real_even)
 using TableKey = std::tuple<int, bool, int64_t, bool>;
@@ -54,6 +61,35 @@ using TableKey = std::tuple<int, bool, int64_t, bool>;
 // had run an FFT on a GPU (c10 throws from SetDevice in a destructor).
 std::mutex& tables_mu = *new std::mutex;
 std::map<TableKey, Tables>& tables_cache = *new std::map<TableKey, Tables>;
+uint64_t tables_tick = 0;
+
+// Evicts the least recently used tables until at most max_size are kept;
+// tables_mu held.
+void trim_tables(int64_t max_size) {
+  while ((int64_t)tables_cache.size() > std::max<int64_t>(max_size, 0)) {
+    auto oldest = tables_cache.begin();
+    for (auto it = tables_cache.begin(); it != tables_cache.end(); ++it)
+      if (it->second.used < oldest->second.used) oldest = it;
+    tables_cache.erase(oldest);
+  }
+}
+
+const bool tables_governed = [] {
+  add_plan_cache_member(PlanCacheMember{
+      [] {
+        std::lock_guard<std::mutex> g(tables_mu);
+        return (int64_t)tables_cache.size();
+      },
+      [](int64_t max_size) {
+        std::lock_guard<std::mutex> g(tables_mu);
+        trim_tables(max_size);
+      },
+      [] {
+        std::lock_guard<std::mutex> g(tables_mu);
+        tables_cache.clear();
+      }});
+  return true;
+}();
 
 // Register kernels of the lengths outside CX_REG_LENGTHS, compiled with
 // NVRTC at first use (csrc/rtc/: from the same headers, cached on disk),
@@ -77,6 +113,9 @@ struct CudaExec {
   c10::Stream current;
   void* stream;
   int64_t smem;
+  // The device tables this op uses, held until it returns (an eviction by
+  // another thread then cannot free them under its launches).
+  std::vector<at::Tensor> held;
 
   CudaExec(const char* name_, const at::Tensor& x)
       : name(name_),
@@ -126,9 +165,15 @@ struct CudaExec {
       it = tables_cache.emplace(key, Tables{P, dev, current.id(), ev}).first;
     } else if (!capture && it->second.stream != current.id()) {
       it->second.uploaded->block(current);  // a GPU-side wait, usually long satisfied
+      // freed after an eviction, the memory must wait for this stream's work too
+      it->second.device.record_stream(current);
     }
+    it->second.used = ++tables_tick;
     auto P = std::static_pointer_cast<const gpu::GpuPlan<S>>(it->second.plan);
-    return gpu::PlanRef<S>{P, (const cx<S>*)it->second.device.const_data_ptr()};
+    at::Tensor dev = it->second.device;
+    held.push_back(dev);
+    trim_tables(plan_cache_max_size());  // max_size 0: the op's hold keeps them until it returns
+    return gpu::PlanRef<S>{P, (const cx<S>*)dev.const_data_ptr()};
   }
   // The register kernels, unless COMPLEXEXT_CUDA_REG=0 (the block kernels
   // then take every length: benchmarks/gpu.py times both in one run, so it
