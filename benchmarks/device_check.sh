@@ -9,7 +9,7 @@
 #              installs only what is missing; torch is never reinstalled)
 #   build      COMPLEXEXT_CUDA=1 pip install --no-build-isolation -e .,
 #              for this GPU's architecture only (TORCH_CUDA_ARCH_LIST)
-#   tests      pytest -m cuda over tests/, then tests/test_cuda*.py
+#   tests      pytest -m cuda over tests/, then tests/test_cuda_device.py and test_cuda_static.py
 #   bench      python benchmarks/gpu.py --write-conv-table (FFT,
 #              convolution, STFT against torch; PASS/FAIL per target; a
 #              missed target fails the stage; writes the convolution
@@ -100,11 +100,11 @@ tests() {
   # exit 5: nothing collected (no test marked cuda)
   ((rc == 5)) && rc=0
   shopt -s nullglob
-  local files=(tests/test_cuda*.py)
+  local files=(tests/test_cuda_device.py tests/test_cuda_static.py)
   if ((${#files[@]})); then
     "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" || rc=$?
   else
-    echo "no tests/test_cuda*.py"
+    echo "no tests/test_cuda_device.py"
   fi
   return "$rc"
 }

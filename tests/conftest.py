@@ -112,7 +112,7 @@ def to_cpu(t):
     return t.cpu()
 
 
-# hypothesis profiles (tests/test_properties.py, docs/testing.md): "ci", the
+# hypothesis profiles (tests/test_ops_properties.py, docs/testing.md): "ci", the
 # default, runs 100 examples per test, derandomized (a fixed set, the same on
 # every run, nothing stored); "dev" runs 1,000 per test, freshly random, and
 # keeps failing examples in .hypothesis/ to replay them first next time.

@@ -14,7 +14,7 @@ import torch.nn.functional as TF
 
 import complexext.nn.functional as CF
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 C128, C32 = torch.complex128, torch.complex32
 

@@ -12,7 +12,7 @@ from torch.autograd import gradcheck, gradgradcheck
 import complexext.nn.functional as CF
 from complexext._ops import ops
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 C128, C32 = torch.complex128, torch.complex32
 

@@ -10,7 +10,7 @@ import torch.autograd.forward_ad as fwAD
 import complexext.nn as cnn
 import complexext.nn.functional as CF
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 C128 = torch.complex128
 

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as TF
 
 import complexext  # noqa: F401  (registers the ops)
-from _refs import rand, torch_half_conv_at_floor
+from support.refs import rand, torch_half_conv_at_floor
 
 pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 ops = torch.ops.complexext

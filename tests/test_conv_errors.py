@@ -8,7 +8,7 @@ import torch
 import complexext.nn.functional as CF
 from complexext._ops import ops
 from conftest import to_device
-from _refs import rand
+from support.refs import rand
 
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
 ALL = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]

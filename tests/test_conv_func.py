@@ -9,7 +9,7 @@ import torch.nn.functional as TF
 
 import complexext.nn.functional as CF
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 C128 = torch.complex128
 

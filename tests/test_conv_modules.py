@@ -14,7 +14,7 @@ import torch.nn.functional as TF
 import complexext.nn as cnn
 from complexext.nn import init
 from conftest import to_cpu, to_device, widest
-from _refs import rand
+from support.refs import rand
 
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
 PAIRS = [(cnn.ComplexConv1d, tnn.Conv1d), (cnn.ComplexConv2d, tnn.Conv2d),

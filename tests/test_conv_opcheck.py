@@ -10,7 +10,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from complexext._ops import ops
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
 REAL = {C32: torch.float16, C64: torch.float32, C128: torch.float64}

@@ -9,7 +9,7 @@ import torch.nn.functional as TF
 
 import complexext.nn.functional as CF
 from conftest import to_cpu, to_device, widest
-from _refs import rand
+from support.refs import rand
 
 C128, C64, C32 = torch.complex128, torch.complex64, torch.complex32
 REAL = {C32: torch.float16, C64: torch.float32, C128: torch.float64}

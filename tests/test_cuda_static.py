@@ -1,7 +1,7 @@
 # CPU only: compiles CUDA sources with nvcc (no GPU needed); skipped without nvcc or cuobjdump.
 """benchmarks/cuda_static.py, the static speed proxies of the CUDA kernels.
 
-Stand-in kernels (tests/cuda_static/standin.cu) carry one violation of
+Stand-in kernels (tests/support/cuda_static/standin.cu) carry one violation of
 each kind the SASS and ptxas checks look for (a run-time-indexed local
 array, 16-bit global loads, a 64-bit division, register spills) beside a
 clean reg_fft_kernel<256, 16, float>; the tool must report each violation
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TOOL = ROOT / "benchmarks" / "cuda_static.py"
-STANDIN = ROOT / "tests" / "cuda_static" / "standin.cu"
+STANDIN = ROOT / "tests" / "support" / "cuda_static" / "standin.cu"
 
 _spec = importlib.util.spec_from_file_location("cuda_static", TOOL)
 cs = importlib.util.module_from_spec(_spec)

@@ -15,7 +15,7 @@ import torch
 
 import complexext.fft as cf
 from conftest import to_cpu, to_device
-from _refs import (COMPLEX, FUNCS_1D, FUNCS_2D, FUNCS_ND, c2r_output, input_dtype,
+from support.refs import (COMPLEX, FUNCS_1D, FUNCS_2D, FUNCS_ND, c2r_output, input_dtype,
                    output_dtype, rand, rel_rms, rounding_floor, scipy_ref)
 
 SIZES = [1, 2, 3, 16, 17, 97, 256, 400, 1000, 1024, 4096, 4099, 65536]

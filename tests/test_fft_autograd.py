@@ -7,7 +7,7 @@ from torch.autograd import gradcheck, gradgradcheck
 import complexext.fft as cf
 from complexext._ops import ops
 from conftest import to_device
-from _refs import ALL_FUNCS, FUNCS_1D, rand, real_input
+from support.refs import ALL_FUNCS, FUNCS_1D, rand, real_input
 
 pytestmark = pytest.mark.float64
 

@@ -8,7 +8,7 @@ import torch.autograd.forward_ad as fwAD
 import complexext
 import complexext.fft as cf
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 
 @pytest.fixture(autouse=True)

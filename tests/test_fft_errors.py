@@ -6,7 +6,7 @@ import torch
 import complexext
 import complexext.fft as cf
 from conftest import to_cpu, to_device
-from _refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
+from support.refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
 
 
 def call(name, x, **kw):

@@ -8,7 +8,7 @@ import torch.func as F
 
 import complexext.fft as cf
 from conftest import to_cpu, to_device
-from _refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input, rel_rms, rounding_floor
+from support.refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input, rel_rms, rounding_floor
 
 pytestmark = pytest.mark.filterwarnings("ignore:There is a performance drop")
 

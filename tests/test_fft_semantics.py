@@ -9,7 +9,7 @@ import torch
 
 import complexext.fft as cf
 from conftest import to_cpu, to_device, widest
-from _refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
+from support.refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
 
 CASES_1D = [{}, {"n": 3}, {"n": 13}, {"n": 1}, {"dim": 0}, {"dim": -2, "n": 6},
             {"dim": 1, "n": 2}]

@@ -1,6 +1,6 @@
 # CPU only: the Metal kernels compiled as host C++ with emulated threadgroups.
 """The Metal kernels, compiled from the assembled source as host C++ and run
-on the CPU with emulated threadgroups (tests/metal_emu.py: threads as
+on the CPU with emulated threadgroups (tests/support/metal_emu.py: threads as
 fibres, shuffled between barriers), driven by the same Python dispatch
 code as on a Mac, against scipy and the CPU ops.
 
@@ -11,8 +11,8 @@ import pytest
 import scipy.fft as sf
 import torch
 
-import metal_emu
-from _refs import rel_rms, rounding_floor, to_numpy
+from support import metal_emu
+from support.refs import rel_rms, rounding_floor, to_numpy
 from complexext._mps import fft as _metal_fft, launch as _metal_launch, lib as _metal_lib, ops as _metal_ops, source as _metal_source
 from complexext._mps import stft as _metal_stft
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from _refs import rel_rms, rounding_floor, to_numpy
+from support.refs import rel_rms, rounding_floor, to_numpy
 from complexext import _mps as _metal
 from complexext._mps import conv as _metal_conv, launch as L, lib as _metal_lib, ops as _metal_ops
 from complexext._mps import stft as _metal_stft

@@ -1,6 +1,6 @@
 # CPU only: checks the Metal source text with clang; nothing runs on a device.
 """The Metal library source as assembled for torch.mps.compile_shader:
-its assembly, and a syntax and type check with clang (tests/metal_check.py)
+its assembly, and a syntax and type check with clang (tests/support/metal_check.py)
 that passes on it and fails on deliberately broken variants of it."""
 import os
 import re
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-import metal_check
+from support import metal_check
 from complexext._mps import source as _metal_source
 
 needs_clang = pytest.mark.skipif(

@@ -12,7 +12,7 @@ import torch
 
 import complexext
 import complexext.nn.functional as cnf
-from _refs import rel_rms, rounding_floor, to_numpy
+from support.refs import rel_rms, rounding_floor, to_numpy
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 CDTYPES = [torch.complex32, torch.complex64]

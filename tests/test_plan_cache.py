@@ -8,8 +8,8 @@ import torch
 import complexext
 import complexext.fft as cf
 from complexext.backends import plan_cache
-from _fork import child_survives_held_lock
-from _refs import rand
+from support.fork import child_survives_held_lock
+from support.refs import rand
 
 SIZES = [5, 12, 17, 30, 64, 97, 100, 243, 256, 331, 400, 1000, 1024, 4099]
 

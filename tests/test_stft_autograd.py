@@ -13,7 +13,7 @@ from torch.func import jacfwd, jacrev, jvp, vmap
 import complexext
 from complexext._ops import ops
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 

@@ -11,7 +11,7 @@ import torch
 import complexext
 from complexext.nn import ISTFT, STFT
 from conftest import to_cpu
-from _refs import rand
+from support.refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 

@@ -12,7 +12,7 @@ import torch.nn.functional as nnf
 import complexext
 from complexext._ops import ops
 from conftest import skip_float64, to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 

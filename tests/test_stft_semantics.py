@@ -11,7 +11,7 @@ import torch.nn.functional as nnf
 import complexext
 from complexext._ops.stft import pad_signal, unpad_adjoint
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 warnings.filterwarnings("ignore", message="A window was not provided")

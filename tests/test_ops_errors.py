@@ -24,7 +24,7 @@ import complexext
 import complexext.fft as cf
 import complexext.nn as cnn
 import complexext.nn.functional as CF
-from _refs import ALL_FUNCS, FUNCS_1D, REAL_OF, c2r_output, rand, real_input
+from support.refs import ALL_FUNCS, FUNCS_1D, REAL_OF, c2r_output, rand, real_input
 
 ops = torch.ops.complexext
 C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128

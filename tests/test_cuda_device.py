@@ -17,7 +17,7 @@ import complexext
 import complexext.fft as cf
 import complexext.nn.functional as CF
 from complexext._ops import BUILT_WITH_CUDA
-from _refs import (COMPLEX, FUNCS_1D, ALL_FUNCS, c2r_output, input_dtype, output_dtype, rand,
+from support.refs import (COMPLEX, FUNCS_1D, ALL_FUNCS, c2r_output, input_dtype, output_dtype, rand,
                    rel_rms, rounding_floor, scipy_ref)
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")

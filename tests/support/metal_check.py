@@ -1,7 +1,7 @@
 """Syntax and type check of Metal source without a Metal compiler.
 
 clang compiles the source, exactly as given, as C++ for OpenCL configured
-like Metal (tests/metal_shim/metal_stdlib says how: address spaces, no
+like Metal (tests/support/metal_shim/metal_stdlib says how: address spaces, no
 double, no generic address space for struct-free pointers, poisoned
 keywords, only the declared builtins). On top of clang's own errors:
 
@@ -183,7 +183,7 @@ def check(source):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout
     from complexext._mps import source as _metal_source
     if clang() is None:
         sys.exit("metal_check: clang++ not found (apt-get install clang)")

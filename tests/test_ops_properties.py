@@ -83,7 +83,7 @@ from hypothesis import strategies as st
 import complexext
 import complexext.fft as cf
 import complexext.nn.functional as CF
-from _refs import (ALL_FUNCS, FUNCS_1D, FUNCS_2D, REAL_OF, WIDE, c2r_output, output_dtype,
+from support.refs import (ALL_FUNCS, FUNCS_1D, FUNCS_2D, REAL_OF, WIDE, c2r_output, output_dtype,
                    rand, real_input, rel_rms, rounding_floor, to_numpy)
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")

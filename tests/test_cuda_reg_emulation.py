@@ -10,7 +10,7 @@ import scipy.fft as sf
 import torch
 
 import complexext  # noqa: F401
-from _refs import REAL_OF, check_precision, rand, to_numpy
+from support.refs import REAL_OF, check_precision, rand, to_numpy
 
 ops = torch.ops.complexext
 SMEM = 227 * 1024  # sm_90's shared memory per block

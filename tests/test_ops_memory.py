@@ -24,7 +24,7 @@ import complexext
 import complexext.fft as cf
 import complexext.nn.functional as CF
 from complexext.backends import plan_cache
-from _refs import rand
+from support.refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 

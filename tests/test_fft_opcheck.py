@@ -6,7 +6,7 @@ import torch
 
 from complexext._ops import ops
 from conftest import to_cpu, to_device
-from _refs import rand
+from support.refs import rand
 
 
 def strided(x, kind, device="cpu"):

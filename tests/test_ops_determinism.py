@@ -19,7 +19,7 @@ import torch.nn.functional as TF
 import complexext
 import complexext.fft as cf
 import complexext.nn.functional as CF
-from _refs import rand
+from support.refs import rand
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 

@@ -4,7 +4,7 @@ lengths, rfft/irfft, STFT/ISTFT, convolution), while some of them clear
 the plan cache and change its max_size, for a bounded time. Every result
 must equal, bitwise, the one computed beforehand by one Python thread at
 the same intra-op thread count (convolution results depend on that count:
-see test_determinism.py); no thread may fail, crash or hang (a deadlock
+see test_ops_determinism.py); no thread may fail, crash or hang (a deadlock
 fails the join timeout)."""
 import random
 import threading
@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from complexext.backends import plan_cache
-from test_determinism import FORWARD_CASES, bits
+from test_ops_determinism import FORWARD_CASES, bits
 
 THREADS = 8
 SECONDS = 3.0  # each thread keeps calling for this long

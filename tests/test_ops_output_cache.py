@@ -11,7 +11,7 @@ import torch
 import complexext
 import complexext.fft as cf
 from complexext.backends import output_cache
-from _fork import child_survives_held_lock
+from support.fork import child_survives_held_lock
 
 MiB = 1 << 20
 

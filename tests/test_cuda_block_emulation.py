@@ -47,7 +47,7 @@ def test_thread_order_does_not_matter():
 # the shared memory a block may use: ONE_PASS fits every length tested in one
 # block; SMALL (4 KiB: 256 fp32 / 128 fp64 complex values per row) forces the
 # four-step and Bluestein + four-step paths at small lengths.
-from _refs import check_precision, to_numpy  # noqa: E402
+from support.refs import check_precision, to_numpy  # noqa: E402
 
 ONE_PASS = 1 << 20
 SMALL = 4096

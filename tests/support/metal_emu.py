@@ -1,8 +1,8 @@
 """A stand-in for the library object torch.mps.compile_shader returns: the
 same source, exactly as assembled, compiled as host C++ (the shim
-tests/metal_emu/metal_stdlib) and run on CPU tensors, each threadgroup's
+tests/support/metal_emu/metal_stdlib) and run on CPU tensors, each threadgroup's
 threads as fibres between barriers in a shuffled order
-(tests/metal_emu/runtime.h).
+(tests/support/metal_emu/runtime.h).
 
 Arguments are bound the way compile_shader binds them: argument i to
 buffer i; a tensor as its data at its storage offset; a Python int as an
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-import metal_check
+from support import metal_check
 
 HERE = Path(__file__).resolve().parent
 EMU = HERE / "metal_emu"
