@@ -57,6 +57,10 @@ TORCH_LIBRARY(complexext, m) {
   // A cached plan's pass list and tables as tensors (csrc/cpu/plan_tables.cpp),
   // for kernels launched from Python (Metal).
   m.def("_plan_tables(int n, bool f64) -> (Tensor, Tensor, Tensor, Tensor, Tensor, int)");
+  // A length's plan shape, from the planner's integer code (core/cx_factor.h),
+  // for the Metal planner: [Bluestein's length m (0 when n has no prime factor
+  // above 13), n1 of the four-step split n = n1 * n2, n's largest prime factor].
+  m.def("_plan_shape(int n) -> int[]");
 
   // Plan cache controls and build facts (no tensors: one kernel for all).
   m.def("plan_cache_size() -> int", &plan_cache_size);

@@ -66,3 +66,48 @@ def test_single_precision_and_large_plans():
 def test_bad_length():
     with pytest.raises(RuntimeError, match="_plan_tables: n must be >= 1"):
         ops._plan_tables(0, False)
+
+
+def _brute_shape(n):
+    r = n
+    for p in (2, 3, 5, 7, 11, 13):
+        while r % p == 0:
+            r //= p
+    m = 0
+    if r != 1:
+        m = 2 * n - 1
+        while True:
+            k = m
+            for p in (2, 3, 5):
+                while k % p == 0:
+                    k //= p
+            if k == 1:
+                break
+            m += 1
+    n1 = max([d for d in range(1, int(n ** 0.5) + 1) if n % d == 0])
+    largest, k, p = 1, n, 2
+    while p * p <= k:
+        while k % p == 0:
+            largest, k = p, k // p
+        p += 1
+    return [m, n1, k if k > 1 else largest]
+
+
+@pytest.mark.parametrize("ns", [range(1, 1200), [2039, 4096, 4097, 65537, 1 << 20, 999983 * 2,
+                                                  3 * 5 * 7 * 11 * 13 * 17 * 19]])
+def test_plan_shape_is_the_planners(ns):
+    """_plan_shape (the Metal planner's only source) against a brute force:
+    Bluestein's length, the four-step split and the largest prime factor."""
+    for n in ns:
+        assert list(torch.ops.complexext._plan_shape(n)) == _brute_shape(n), n
+
+
+def test_plan_shape_matches_the_cached_plan():
+    for n in (17, 97, 400, 1031, 4096):
+        m = int(torch.ops.complexext._plan_tables(n, False)[5])
+        assert torch.ops.complexext._plan_shape(n)[0] == m, n
+
+
+def test_plan_shape_refuses_bad_n():
+    with pytest.raises(RuntimeError, match="_plan_shape: n must be >= 1"):
+        torch.ops.complexext._plan_shape(0)

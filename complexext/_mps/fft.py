@@ -88,21 +88,14 @@ def one_dim(lib, src, dst, d, n, *, in_kind, out_kind, nin, nout, conj_in=False,
 
 @functools.lru_cache(maxsize=256)
 def split(n):
-    """(n1, n2) for a four-step split of n, or None for Bluestein: n has a
-    prime factor that no block holds, or no divisor at all."""
-    p, r = 2, n
-    while p * p <= r:
-        while r % p == 0:
-            if not L.fits(p):
-                return None
-            r //= p
-        p += 1
-    if r == n or not L.fits(r):
+    """(n1, n2) for a four-step split of n (the C++ planners' split: n1 the
+    largest divisor <= sqrt(n)), or None for Bluestein: n is prime, or has a
+    prime factor that no block holds (then neither would every part). A part
+    too long for a block is split again (dft_contiguous)."""
+    _, n1, p = L.shape(n)
+    if p == n or not L.fits(p):
         return None
-    divisors = [d for d in range(2, math.isqrt(n) + 1) if n % d == 0]
-    both = [d for d in divisors if L.fits(d) and L.fits(n // d)]
-    d = max(both or divisors)
-    return d, n // d
+    return n1, n // n1
 
 
 def _transpose(lib, src, dst, rows_outer, a, b):

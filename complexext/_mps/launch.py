@@ -24,31 +24,24 @@ LARGE_ELEMS, SMALL_ELEMS = 4096, 1024  # complex values of the _l and _s kernels
 BLOCK_MAX = LARGE_ELEMS // 2  # longest row (n, or Bluestein's m) on chip: two buffers
 
 
-# ---- plans (the same factorisation as csrc/core/cx_factor.h) --------------
+# ---- plans: the planner's integer code (csrc/core/cx_factor.h) -------------
+@functools.lru_cache(maxsize=1024)
+def shape(n):
+    """(m, n1, p) of length n, from the C++ planner (op _plan_shape):
+    Bluestein's length m (0 when n has no prime factor above 13), n1 of
+    the four-step split n = n1 * n2, and n's largest prime factor p."""
+    m, n1, p = ops._plan_shape(n)
+    return int(m), int(n1), int(p)
+
+
 def factorable(n):
     """n has no prime factor above 13 (Stockham passes, no Bluestein)."""
-    for r in (16, 8, 4, 2, 3, 5, 7, 11, 13):
-        while n % r == 0:
-            n //= r
-    return n == 1
-
-
-def next_smooth(n):
-    """Smallest 2,3,5-smooth length >= n (Bluestein's convolution length)."""
-    m = n
-    while True:
-        r = m
-        for p in (2, 3, 5):
-            while r % p == 0:
-                r //= p
-        if r == 1:
-            return m
-        m += 1
+    return shape(n)[0] == 0
 
 
 def block_len(n):
     """Values a row of length n holds on chip: n, or Bluestein's m."""
-    return n if factorable(n) else next_smooth(2 * n - 1)
+    return shape(n)[0] or n
 
 
 def fits(n):

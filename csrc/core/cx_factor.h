@@ -30,3 +30,20 @@ CX_FN cx_i64 cx_next_smooth(cx_i64 n) {
     if (r == 1) return m;
   }
 }
+
+// The four-step split n = n1 * n2 of every backend's planner: n1 the
+// largest divisor <= sqrt(n) (1 when n is prime), n2 = n / n1 >= n1.
+CX_FN cx_i64 cx_four_step_split(cx_i64 n) {
+  cx_i64 best = 1;
+  for (cx_i64 d = 2; d * d <= n; ++d)
+    if (n % d == 0) best = d;
+  return best;
+}
+
+// The largest prime factor of n >= 2 (n itself when prime; 1 for n = 1).
+CX_FN cx_i64 cx_largest_prime_factor(cx_i64 n) {
+  cx_i64 largest = 1;
+  for (cx_i64 p = 2; p * p <= n; ++p)
+    while (n % p == 0) { largest = p; n /= p; }
+  return n > 1 ? n : largest;
+}

@@ -144,13 +144,8 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
 }
 
 // n1 * n2 = n with n1 the largest divisor <= sqrt(n) (both then fit the
-// lane buffers up to kLaneMax^2).
-int64_t split(int64_t n) {
-  int64_t best = 1;
-  for (int64_t d = 2; d * d <= n; ++d)
-    if (n % d == 0) best = d;
-  return best;
-}
+// lane buffers up to kLaneMax^2): the split of every backend (cx_factor.h).
+int64_t split(int64_t n) { return cx_four_step_split(n); }
 
 template <class S>
 void fill_four_step(Plan<S>& P, int64_t n) {

@@ -17,8 +17,10 @@
 
 #include <cstring>
 #include <tuple>
+#include <vector>
 
 #include "plan.h"
+#include "../core/cx_factor.h"
 
 namespace complexext {
 namespace {
@@ -62,10 +64,19 @@ Tables plan_tables(int64_t n, bool f64) {
   return f64 ? tables<double>(n) : tables<float>(n);
 }
 
+std::vector<int64_t> plan_shape(int64_t n) {
+  TORCH_CHECK(n >= 1, "_plan_shape: n must be >= 1, got ", n);
+  int radices[CX_MAX_PASSES];
+  const bool smooth = n == 1 || cx_factorize(n, radices) > 0;
+  return {smooth ? 0 : cx_next_smooth(2 * n - 1), cx_four_step_split(n),
+          cx_largest_prime_factor(n)};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
   m.impl("_plan_tables", &plan_tables);
+  m.impl("_plan_shape", &plan_shape);
 }
 
 }  // namespace complexext

@@ -74,12 +74,7 @@ inline bool is_smooth(int64_t n) {
   return n == 1 || cx_factorize(n, radices) > 0;
 }
 
-inline int64_t four_step_split(int64_t n) {
-  int64_t best = 1;
-  for (int64_t d = 2; d * d <= n; ++d)
-    if (n % d == 0) best = d;
-  return best;
-}
+inline int64_t four_step_split(int64_t n) { return cx_four_step_split(n); }  // cx_factor.h
 
 template <class S>
 cx<S> root_of(int64_t k, int64_t n) {
