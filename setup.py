@@ -101,7 +101,8 @@ def extension():
     # The longest compiles first (the emulated register kernels, minutes
     # each), so the parallel build does not end on one of them alone.
     heavy = ("csrc/cpu/reg_emu_", "csrc/cpu/block_emulation", "csrc/cpu/isa_avx512")
-    sources = sorted(rel(["csrc/*.cpp", "csrc/cpu/*.cpp", "csrc/rtc/*.cpp"]),
+    sources = sorted(rel(["csrc/*.cpp", "csrc/args/*.cpp", "csrc/cpu/*.cpp",
+                          "csrc/conv_cuda/*.cpp", "csrc/rtc/*.cpp"]),
                      key=lambda p: (not p.startswith(heavy), p))
     write_rtc_sources()
     # at::parallel_for is a header template: its "#pragma omp parallel" is
@@ -274,7 +275,7 @@ class BuildPy(build_py):
 
 
 # COMPLEXEXT_PYTHON_ONLY=1: the Python package and its kernel sources
-# without the extension (tests/test_packaging.py builds such a wheel in
+# without the extension (tests/test_package_wheel.py builds such a wheel in
 # seconds to check what a wheel carries).
 setup(
     ext_modules=[] if os.environ.get("COMPLEXEXT_PYTHON_ONLY") == "1" else [extension()],

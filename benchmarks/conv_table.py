@@ -1,6 +1,6 @@
-"""The convolution method table, csrc/conv_method_table.h: written from
+"""The convolution method table, csrc/conv_cuda/conv_method_table.h: written from
 benchmarks/gpu.py's timings (--write-conv-table), read back here and, by
-the C++ (csrc/conv_method.cpp), for the CUDA convolution's method "auto".
+the C++ (csrc/conv_cuda/conv_method.cpp), for the CUDA convolution's method "auto".
 
 The header holds one C++ raw string: '#' comment lines (device, date, unit,
 source, notes, the column names), then one line per timed call, its fields
@@ -16,7 +16,7 @@ import torch
 METHODS = ["rows", "rows32", "wide", "wide32", "gauss"]
 DTYPES = {"c32": torch.complex32, "c64": torch.complex64, "c128": torch.complex128}
 CONV_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                          "csrc", "conv_method_table.h")
+                          "csrc", "conv_cuda", "conv_method_table.h")
 TABLE_COLUMNS = ["shape", "dtype", "dims", "transposed", "bias", "elems", "kernel", "cin",
                  "cout", "torch"] + METHODS
 TABLE_INTS = {"dims", "transposed", "bias", "elems", "kernel", "cin", "cout"}
@@ -25,7 +25,7 @@ TABLE_OPEN, TABLE_CLOSE = 'constexpr const char kTimes[] = R"table(', ')table";'
 TABLE_PROLOGUE = """\
 // The convolution method table: times of each method of the CUDA
 // convolution on the benchmark's shapes, which the method "auto" reads
-// (csrc/conv_method.cpp; the rule: docs/gpu.md, "Choosing the method").
+// (csrc/conv_cuda/conv_method.cpp; the rule: docs/gpu.md, "Choosing the method").
 // Written by benchmarks/gpu.py --write-conv-table (bash
 // benchmarks/device_check.sh runs it); a new run replaces the whole file.
 //
@@ -59,7 +59,7 @@ def conv_table_line(name, fname, xs, ws, dtype, bias, t):
 
 
 def conv_table_header(lines, meta):
-    """The text of csrc/conv_method_table.h: meta holds device, date, unit,
+    """The text of csrc/conv_cuda/conv_method_table.h: meta holds device, date, unit,
     source and notes (a list); lines as conv_table_line gives them."""
     def cell(k, v):
         return "-" if v is None else str(v) if k in TABLE_INTS or k in ("shape", "dtype") \
@@ -113,7 +113,7 @@ def write_conv_table(path, calls, meta):
         return []
     if meta["device"] == "cpu" and os.path.abspath(path) == CONV_TABLE:
         print("\nconv method table: a --device cpu run does not replace "
-              "csrc/conv_method_table.h; name another PATH")
+              "csrc/conv_cuda/conv_method_table.h; name another PATH")
         return []
     header = conv_table_header([c[0] for c in calls], meta)
     with open(path, "w", encoding="utf-8") as f:

@@ -44,7 +44,7 @@ convolution alone: complex32 without a bias, complex64 with and without
 (rows, wide, gauss: the 32 forms are rows and wide there).
 --write-conv-table [PATH] writes these times (every method, every shape)
 as the table that the CUDA convolution's "auto" method reads
-(csrc/conv_method_table.h by default; not from a --device cpu run) and
+(csrc/conv_cuda/conv_method_table.h by default; not from a --device cpu run) and
 prints the method it picks for each shape.
 
 Real rows and a strided long axis (informational, no targets): rfft
@@ -88,7 +88,7 @@ CONV = {  # name: (function, input shape, weight shape, kwargs)
             {"stride": (2, 1), "padding": (2, 1), "output_padding": (1, 0)}),
     "conv1d": ("conv1d", (8, 64, 16000), (64, 64, 3), {"padding": 1}),
 }
-# The method table (csrc/conv_method_table.h): besides complex32 with a bias
+# The method table (csrc/conv_cuda/conv_method_table.h): besides complex32 with a bias
 # (the benchmark's own call), these calls of each shape; the methods each runs.
 TABLE_VARIANTS = [(C32, False), (C64, True), (C64, False)]
 TABLE_METHODS = {C32: METHODS, C64: ["rows", "wide", "gauss"]}
@@ -113,7 +113,7 @@ def parse(argv=None):
     p.add_argument("--dry-run", action="store_true", help="print the plan, touch no device")
     p.add_argument("--write-conv-table", nargs="?", const=CONV_TABLE, metavar="PATH",
                    help="write the convolution method table from this run's times "
-                        "(default csrc/conv_method_table.h)")
+                        "(default csrc/conv_cuda/conv_method_table.h)")
     args = p.parse_args(argv)
     if args.write_conv_table and "conv" not in args.only:
         p.error("--write-conv-table needs the conv section (--only ... conv)")

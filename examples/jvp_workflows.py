@@ -12,7 +12,7 @@ with torch.func.functional_call.
          respect to the input samples.
 
 Each is checked against finite differences or reverse mode in
-tests/test_examples.py. The checks run the model in complex128, so the
+tests/test_package_examples.py. The checks run the model in complex128, so the
 comparison is not limited by complex32 rounding.
 """
 import os

@@ -1,4 +1,4 @@
-"""The CUDA convolution's layout (csrc/conv_cuda.cpp), run on the CPU.
+"""The CUDA convolution's layout (csrc/conv_cuda/conv_cuda.cpp), run on the CPU.
 
 The CUDA kernels of complexext::convolution and convolution_weight_grad are
 ATen code, the same functions that the internal ops _conv_real_layout and

@@ -1,5 +1,5 @@
-"""The CUDA convolution's method "auto" (csrc/conv_method.cpp) and its table
-of measured times (csrc/conv_method_table.h, written and read by
+"""The CUDA convolution's method "auto" (csrc/conv_cuda/conv_method.cpp) and its table
+of measured times (csrc/conv_cuda/conv_method_table.h, written and read by
 benchmarks/conv_table.py), checked on the CPU through the op
 _conv_cuda_method: the choice follows the table (nearest shape, fastest
 eligible method), every method it may pick keeps complex32 at the floor,
@@ -150,13 +150,13 @@ def test_whatever_the_table_says_complex32_stays_at_the_floor(case):
 
 
 def test_the_checked_in_table_is_compiled_in_and_followed():
-    """Every line of csrc/conv_method_table.h: auto with the compiled table,
+    """Every line of csrc/conv_cuda/conv_method_table.h: auto with the compiled table,
     and with the file's text, takes its fastest eligible method (the fixed
     rule where it times none). A stale build fails here."""
     with open(ct.CONV_TABLE, encoding="utf-8") as f:
         header = f.read()
     lines, _ = ct.read_conv_table(header)
-    assert lines, "csrc/conv_method_table.h has no line"
+    assert lines, "csrc/conv_cuda/conv_method_table.h has no line"
     for ln in lines:
         assert ln["shape"] in gpu.CONV
         dtype, bias = ct.DTYPES[ln["dtype"]], bool(ln["bias"])

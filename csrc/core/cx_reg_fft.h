@@ -319,7 +319,7 @@ struct cx_reg_args {
 
 // The sample of a signal of L samples at position i (-L < i < 2L) of the
 // signal padded in `mode` (0 constant, 1 reflect, 2 replicate, 3 circular;
-// stft_pad_source in csrc/stft_args.h is the host's twin), or -1 for a zero.
+// stft_pad_source in csrc/args/stft_args.h is the host's twin), or -1 for a zero.
 CX_FN cx_i64 cx_reg_pad_src(cx_i64 i, cx_i64 L, int mode) {
   if (i >= 0 && i < L) return i;
   if (mode == 1) return i < 0 ? -i : 2 * (L - 1) - i;

@@ -22,7 +22,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../stft_args.h"
+#include "../args/stft_args.h"
 #include "axis.h"
 #include "isa.h"
 

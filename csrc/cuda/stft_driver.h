@@ -13,7 +13,7 @@
 #pragma once
 #include <ATen/ATen.h>
 
-#include "../stft_args.h"
+#include "../args/stft_args.h"
 #include "fft_driver.h"
 
 namespace complexext {

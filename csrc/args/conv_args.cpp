@@ -1,5 +1,5 @@
-// Argument checks of the convolution kernels (see conv_common.h).
-#include "conv_common.h"
+// Argument checks of the convolution ops (conv_args.h).
+#include "conv_args.h"
 
 namespace complexext {
 namespace conv {

@@ -51,7 +51,8 @@
 #include <vector>
 
 #include "conv_method.h"
-#include "cpu/conv_common.h"
+#include "../args/conv_args.h"
+#include "../cpu/conv_common.h"
 
 namespace complexext {
 namespace {
@@ -328,21 +329,7 @@ at::Tensor cuda_convolution(const at::Tensor& input, const at::Tensor& weight,
 
 }  // namespace
 
-// Internal ops: the layouts above on any device, the method named (tests,
-// benchmarks/gpu.py); the method the CUDA kernel would take (tests, the
-// table's writer in benchmarks/conv_table.py).
-TORCH_LIBRARY_FRAGMENT(complexext, m) {
-  m.def("_conv_real_layout(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
-        "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
-        "str method) -> Tensor");
-  m.def("_conv_weight_grad_real_layout(Tensor grad_output, Tensor input, int[] weight_size, "
-        "bool real_weight, int[] stride, int[] padding, int[] dilation, bool transposed, "
-        "int[] output_padding, int groups) -> Tensor");
-  m.def("_conv_cuda_method(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
-        "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
-        "str? table=None) -> str");
-}
-
+// The schemas of the internal ops below are in ops.cpp.
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {
   m.impl("_conv_real_layout", &layout_convolution);
   m.impl("_conv_weight_grad_real_layout", &layout_weight_grad);

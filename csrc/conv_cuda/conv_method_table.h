@@ -1,6 +1,6 @@
 // The convolution method table: times of each method of the CUDA
 // convolution on the benchmark's shapes, which the method "auto" reads
-// (csrc/conv_method.cpp; the rule: docs/gpu.md, "Choosing the method").
+// (csrc/conv_cuda/conv_method.cpp; the rule: docs/gpu.md, "Choosing the method").
 // Written by benchmarks/gpu.py --write-conv-table (bash
 // benchmarks/device_check.sh runs it); a new run replaces the whole file.
 //

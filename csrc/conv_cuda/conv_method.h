@@ -1,6 +1,6 @@
-// The method "auto" of the CUDA convolution (csrc/conv_cuda.cpp): the one
+// The method "auto" of the CUDA convolution (csrc/conv_cuda/conv_cuda.cpp): the one
 // measured fastest on the nearest benchmark shape of a table of times
-// (csrc/conv_method_table.h, written by benchmarks/gpu.py
+// (csrc/conv_cuda/conv_method_table.h, written by benchmarks/gpu.py
 // --write-conv-table), among the methods that keep the call's error at the
 // complex32 floor. The rule in full: docs/gpu.md, "Choosing the method".
 #pragma once
