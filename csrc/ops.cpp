@@ -62,6 +62,53 @@ TORCH_LIBRARY(complexext, m) {
   // above 13), n1 of the four-step split n = n1 * n2, n's largest prime factor].
   m.def("_plan_shape(int n) -> int[]");
 
+  // Tests only (csrc/cpu/block_emulation.cpp): the CUDA ops' code run on the
+  // CPU (the CUDA schemas with the emulation's shared memory per block,
+  // threads per row and seed), its counters and the register kernels' plans.
+  m.def("_gpu_emulated_fft_c2c(Tensor self, int[] dim, int normalization, bool forward, "
+        "int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided, "
+        "int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size, "
+        "int smem, int threads, int seed) -> Tensor");
+  m.def("_gpu_emulated_stft(Tensor self, Tensor window, int n_fft, int hop_length, "
+        "int normalization, bool onesided, int pad, str pad_mode, int smem, int threads, "
+        "int seed) -> Tensor");
+  m.def("_gpu_emulated_istft(Tensor self, Tensor window, int n_fft, int hop_length, "
+        "int normalization, bool onesided, int start, int length, int smem, int threads, "
+        "int seed) -> Tensor");
+  m.def("_gpu_emulation_counters(bool reset) -> float[]");
+  m.def("_gpu_reg_plan(int n) -> int[]");
+  m.def("_gpu_reg_ahead_of_time(int n) -> bool");
+  m.def("_gpu_reg_split(int n) -> int[]");
+  m.def("_gpu_reg_bluestein(int n) -> int");
+
+  // Internal ops of the CUDA convolution (csrc/conv_cuda/conv_cuda.cpp): its
+  // layouts on any device, the method named (tests, benchmarks/gpu.py); the
+  // method the CUDA kernel would take (tests, benchmarks/conv_table.py).
+  m.def("_conv_real_layout(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+        "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
+        "str method) -> Tensor");
+  m.def("_conv_weight_grad_real_layout(Tensor grad_output, Tensor input, int[] weight_size, "
+        "bool real_weight, int[] stride, int[] padding, int[] dilation, bool transposed, "
+        "int[] output_padding, int groups) -> Tensor");
+  m.def("_conv_cuda_method(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+        "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
+        "str? table=None) -> str");
+
+  // NVRTC and the register kernels compiled at first use (csrc/rtc/rtc_ops.cpp):
+  // where libnvrtc is looked for, the one that loads, a length's program and
+  // what NVRTC makes of it (tests, benchmarks/cuda_rtc.py), the disk cache's
+  // folder, the kernels this process compiled on a GPU.
+  m.def("_rtc_set_library_candidates(str[] paths) -> ()");
+  m.def("_rtc_nvrtc() -> (int, str, int[])");
+  m.def("_rtc_program(int n, int mode, int scalar, int ti, int to) -> "
+        "(str, str[], str[], str, str[], int[])");
+  m.def("_rtc_compile(int n, int mode, int scalar, int ti, int to, int arch, bool verbose) -> "
+        "(bool, str, str, bool, bool, str, Tensor)");
+  m.def("_rtc_cache_dir() -> str");
+  m.def("_cuda_rtc_kernels() -> int[]");
+
   // Plan cache controls and build facts (no tensors: one kernel for all).
   m.def("plan_cache_size() -> int", &plan_cache_size);
   m.def("plan_cache_max_size() -> int", &plan_cache_max_size);

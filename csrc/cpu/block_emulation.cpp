@@ -300,26 +300,13 @@ bool reg_ahead_of_time(int64_t n) { return n >= 1 && n <= 16384 && cx_reg_has((i
 
 }  // namespace
 
-// Test-only ops: the CUDA ops' code run on the CPU (the CUDA schemas with
-// the emulation's shared memory per block, threads per row and seed).
-TORCH_LIBRARY_FRAGMENT(complexext, m) {
-  m.def("_gpu_emulated_fft_c2c(Tensor self, int[] dim, int normalization, bool forward, "
-        "int smem, int threads, int seed) -> Tensor");
-  m.def("_gpu_emulated_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided, "
-        "int smem, int threads, int seed) -> Tensor");
-  m.def("_gpu_emulated_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size, "
-        "int smem, int threads, int seed) -> Tensor");
-  m.def("_gpu_emulated_stft(Tensor self, Tensor window, int n_fft, int hop_length, "
-        "int normalization, bool onesided, int pad, str pad_mode, int smem, int threads, "
-        "int seed) -> Tensor");
-  m.def("_gpu_emulated_istft(Tensor self, Tensor window, int n_fft, int hop_length, "
-        "int normalization, bool onesided, int start, int length, int smem, int threads, "
-        "int seed) -> Tensor");
-  m.def("_gpu_emulation_counters(bool reset) -> float[]", &emu_counters);
-  m.def("_gpu_reg_plan(int n) -> int[]", &reg_plan);
-  m.def("_gpu_reg_ahead_of_time(int n) -> bool", &reg_ahead_of_time);
-  m.def("_gpu_reg_split(int n) -> int[]", &reg_split);
-  m.def("_gpu_reg_bluestein(int n) -> int", &reg_bluestein);
+// The schemas of the test-only ops below are in ops.cpp.
+TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
+  m.impl("_gpu_emulation_counters", &emu_counters);
+  m.impl("_gpu_reg_plan", &reg_plan);
+  m.impl("_gpu_reg_ahead_of_time", &reg_ahead_of_time);
+  m.impl("_gpu_reg_split", &reg_split);
+  m.impl("_gpu_reg_bluestein", &reg_bluestein);
 }
 
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {

@@ -48,17 +48,14 @@ std::tuple<bool, std::string, std::string, bool, bool, std::string, at::Tensor> 
 
 }  // namespace
 
-TORCH_LIBRARY_FRAGMENT(complexext, m) {
-  m.def("_rtc_set_library_candidates(str[] paths) -> ()", &set_candidates);
-  m.def("_rtc_nvrtc() -> (int, str, int[])", &nvrtc_info);
-  m.def("_rtc_program(int n, int mode, int scalar, int ti, int to) -> "
-        "(str, str[], str[], str, str[], int[])",
-        &program);
-  m.def("_rtc_compile(int n, int mode, int scalar, int ti, int to, int arch, bool verbose) -> "
-        "(bool, str, str, bool, bool, str, Tensor)",
-        &compile);
-  m.def("_rtc_cache_dir() -> str", [] { return rtc::cache_dir(); });
-  m.def("_cuda_rtc_kernels() -> int[]", [] {
+// The schemas are in ops.cpp.
+TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
+  m.impl("_rtc_set_library_candidates", &set_candidates);
+  m.impl("_rtc_nvrtc", &nvrtc_info);
+  m.impl("_rtc_program", &program);
+  m.impl("_rtc_compile", &compile);
+  m.impl("_rtc_cache_dir", [] { return rtc::cache_dir(); });
+  m.impl("_cuda_rtc_kernels", [] {
     std::vector<int64_t> out;
     for (long long v : rtc::noted_kernels()) out.push_back(v);
     return out;
