@@ -1,3 +1,7 @@
+// FRAGMENT, not a header: lanes_impl.h includes it inside its instruction-set
+// namespace (CX_NS), once per isa_*.cpp; include it nowhere else. No include
+// guard, no includes of its own.
+//
 // Moving pairs of scalars (a complex value, or two neighbouring reals)
 // between W rows in memory and one lane vector each for re and im.
 //

@@ -1,3 +1,7 @@
+// FRAGMENT, not a header: lanes_impl.h includes it inside its instruction-set
+// namespace (CX_NS), once per isa_*.cpp; include it nowhere else. No include
+// guard, no includes of its own.
+//
 // The ISTFT's overlap-add (cx_ola_job, driven by csrc/cpu/stft_ops.cpp),
 // compiled per instruction set. Included inside the ISA namespace of
 // lanes_impl.h, after lane_rows.h (put_reals); no standard or torch headers.

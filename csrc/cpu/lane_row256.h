@@ -1,3 +1,7 @@
+// FRAGMENT, not a header: lanes_impl.h includes it inside its instruction-set
+// namespace (CX_NS), once per isa_*.cpp; include it nowhere else. No include
+// guard, no includes of its own.
+//
 // Length 256 complex (and 512 even real) transforms one row at a time,
 // vectorised along the row, with AVX-512: the commonest lengths of all
 // (a 512-point STFT frame is a 256-point complex transform) skip the lane

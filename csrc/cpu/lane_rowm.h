@@ -1,3 +1,7 @@
+// FRAGMENT, not a header: lanes_impl.h includes it inside its instruction-set
+// namespace (CX_NS), once per isa_*.cpp; include it nowhere else. No include
+// guard, no includes of its own.
+//
 // Any length n = 16*m (m >= 16) one row at a time, vectorised along the
 // row, with AVX-512: the general form of the n = 256 and 512 kernels of
 // lane_row256.h, for the lengths those do not take (400, 1024, 4096, ...;

@@ -1,3 +1,7 @@
+// FRAGMENT, not a header: lanes_impl.h includes it inside its instruction-set
+// namespace (CX_NS), once per isa_*.cpp; include it nowhere else. No include
+// guard, no includes of its own.
+//
 // Rows staged one at a time (lengths too long for lane buffers, see
 // lanes_impl.h): runs of reals converted between memory and the compute
 // type, and the even real transforms' post-process and fold, W bins at a

@@ -1,3 +1,6 @@
+// FRAGMENT, not a header: each isa_*.cpp includes it once per instruction set
+// with CX_NS and CX_VEC_BYTES defined (see below); include it nowhere else.
+//
 // The CPU FFT engine, vectorised across transforms: W transforms ("lanes")
 // are gathered into a buffer where element k of all W lanes forms one
 // vector, so every butterfly works on W transforms at once and the vector
