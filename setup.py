@@ -4,6 +4,10 @@ kernels where both a CUDA build of torch and nvcc are present.
 Settings (environment):
   COMPLEXEXT_CUDA=1|0   force the CUDA sources on or off (default: auto)
   COMPLEXEXT_SANITIZE=1 ASan + UBSan build of the C++ code (.ci/sanitize)
+  COMPLEXEXT_REG_EMU_FEW=1  the CPU emulation of the register kernels at a
+                        few lengths only (reg_emulation.h): minutes less to
+                        build where that emulation is not what is tested
+                        (the sanitized build; benchmarks/device_check.sh)
   MAX_JOBS              parallel compile jobs (torch's cpp_extension)
 """
 import glob
@@ -126,7 +130,9 @@ def extension():
         opt = [f for f in cxx if f != "-O3"] + ["-O1", "-fno-wrapv"]
         kwargs["extra_compile_args"]["cxx"] = opt + san
         kwargs["extra_link_args"] = san + omp
-        # the register-kernel emulation at one length of each kind (reg_emulation.h)
+    # the register-kernel emulation at one length of each kind (reg_emulation.h)
+    if (os.environ.get("COMPLEXEXT_SANITIZE") == "1"
+            or os.environ.get("COMPLEXEXT_REG_EMU_FEW") == "1"):
         kwargs["define_macros"] = [("COMPLEXEXT_REG_EMU_FEW", "1")]
     if use_cuda:
         sources += rel(["csrc/cuda/*.cu", "csrc/cuda/*.cpp"])
