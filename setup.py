@@ -151,10 +151,14 @@ def extension():
 # (std::ostream::_M_insert<long>, behind every `os << long`, and the rest of
 # basic_ostream, basic_istream, basic_ios, std::locale and its facets) and
 # ships them compiled, so g++ and clang with its headers emit no copy into
-# our objects. Yet the CUDA build on the first GPU machine held a weak copy
-# of _M_insert<long> (which compiler or header set emitted it there is not
-# known yet), and it crashed there inside TORCH_CHECK's message formatting
-# (docs/gpu.md). When an object holds such a copy, the linker keeps it
+# our objects. Yet the CUDA build on the first GPU machine held a copy of
+# _M_insert<long>, and it crashed there inside TORCH_CHECK's message
+# formatting (docs/gpu.md). The second GPU run found where it came from: no
+# object defined it; the link did. That machine's g++ (/opt/gcc/bin/g++, a
+# wrapper of g++ 13.3) links libstdc++ statically, so the whole of its
+# stream and locale code went into _C (the same happens here with
+# -static-libstdc++). (0) below names libstdc++.so ahead of the driver's
+# archive, which then supplies nothing. When an object holds such a copy, the linker keeps it
 # over the shared library's definition, and nothing at load time sends the
 # calls back to libstdc++:
 #   - With -Wl,-Bsymbolic-functions, which Debian's and Ubuntu's Pythons put
@@ -165,7 +169,8 @@ def extension():
 #     where _C comes before libstdc++ (Python loads extensions RTLD_LOCAL):
 #     the copy still wins (LD_DEBUG=bindings, on a CPU build given a copy on
 #     purpose).
-# So: (1) -Wl,-Bno-symbolic after Python's flags cancels -Bsymbolic and
+# So: (0) -lstdc++ (shared) on the link line before the driver's own; (1)
+# -Wl,-Bno-symbolic after Python's flags cancels -Bsymbolic and
 # -Bsymbolic-functions (GNU ld 2.37+, gold, lld; probed, left out where the
 # linker lacks it), so that _C is linked alike whatever Python's flags are;
 # (2) the build refuses a _C that defines any such symbol, and names the
@@ -215,6 +220,13 @@ class BuildExt(cpp_extension.BuildExtension):
 
     def build_extensions(self):
         if sys.platform.startswith("linux"):
+            # libstdc++.so named before the driver's own -lstdc++: a g++ that
+            # links it statically (-static-libstdc++ in a wrapper or its
+            # specs, as the GPU machine's /opt/gcc/bin/g++ did) would put a
+            # second copy of the stream code into _C; with the shared
+            # library first, the archive has nothing left to resolve.
+            for ext in self.extensions:
+                ext.extra_link_args += ["-Wl,-Bdynamic", "-lstdc++"]
             if probe_link_flag(list(self.compiler.linker_so), "-Wl,-Bno-symbolic"):
                 for ext in self.extensions:
                     ext.extra_link_args.append("-Wl,-Bno-symbolic")
