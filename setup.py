@@ -155,10 +155,12 @@ def extension():
 # _M_insert<long>, and it crashed there inside TORCH_CHECK's message
 # formatting (docs/gpu.md). The second GPU run found where it came from: no
 # object defined it; the link did. That machine's g++ (/opt/gcc/bin/g++, a
-# wrapper of g++ 13.3) links libstdc++ statically, so the whole of its
-# stream and locale code went into _C (the same happens here with
-# -static-libstdc++). (0) below names libstdc++.so ahead of the driver's
-# archive, which then supplies nothing. When an object holds such a copy, the linker keeps it
+# wrapper of g++ 13.3) took libstdc++.a (linked statically, or the only
+# libstdc++ it finds: -Wl,-Bdynamic -lstdc++ ahead of it did not help), so
+# the whole of its stream and locale code went into _C (the same happens
+# here with -static-libstdc++, or with only the archive on the search
+# path). (0) below names the libstdc++.so.6 that runs, by its path, ahead
+# of the driver's archive, which then supplies nothing. When an object holds such a copy, the linker keeps it
 # over the shared library's definition, and nothing at load time sends the
 # calls back to libstdc++:
 #   - With -Wl,-Bsymbolic-functions, which Debian's and Ubuntu's Pythons put
@@ -169,7 +171,8 @@ def extension():
 #     where _C comes before libstdc++ (Python loads extensions RTLD_LOCAL):
 #     the copy still wins (LD_DEBUG=bindings, on a CPU build given a copy on
 #     purpose).
-# So: (0) -lstdc++ (shared) on the link line before the driver's own; (1)
+# So: (0) the running libstdc++.so.6 on the link line before the driver's
+# own -lstdc++; (1)
 # -Wl,-Bno-symbolic after Python's flags cancels -Bsymbolic and
 # -Bsymbolic-functions (GNU ld 2.37+, gold, lld; probed, left out where the
 # linker lacks it), so that _C is linked alike whatever Python's flags are;
@@ -220,13 +223,17 @@ class BuildExt(cpp_extension.BuildExtension):
 
     def build_extensions(self):
         if sys.platform.startswith("linux"):
-            # libstdc++.so named before the driver's own -lstdc++: a g++ that
-            # links it statically (-static-libstdc++ in a wrapper or its
-            # specs, as the GPU machine's /opt/gcc/bin/g++ did) would put a
-            # second copy of the stream code into _C; with the shared
-            # library first, the archive has nothing left to resolve.
+            # The libstdc++.so.6 this process runs (torch's), by its path,
+            # before the driver's own -lstdc++: a g++ that links libstdc++
+            # statically, or finds only libstdc++.a (the GPU machine's
+            # /opt/gcc/bin/g++ did one or the other: -Wl,-Bdynamic -lstdc++
+            # still gave the archive), would put a second copy of the
+            # stream code into _C; with the shared library first, the
+            # archive has nothing left to resolve.
+            checker = load_checker()
+            lib = (checker and checker.running_libstdcxx()) or "-l:libstdc++.so.6"
             for ext in self.extensions:
-                ext.extra_link_args += ["-Wl,-Bdynamic", "-lstdc++"]
+                ext.extra_link_args.append(lib)
             if probe_link_flag(list(self.compiler.linker_so), "-Wl,-Bno-symbolic"):
                 for ext in self.extensions:
                     ext.extra_link_args.append("-Wl,-Bno-symbolic")

@@ -145,6 +145,22 @@ def libstdcxx(path):
     return None
 
 
+def running_libstdcxx():
+    """The path of the libstdc++.so.6 mapped into this process (torch loads
+    it; setup.py names it on _C's link line, ahead of the compiler driver's
+    own -lstdc++, so that a driver that links libstdc++.a, or finds only
+    it, adds no copy of the stream code), or None."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith("libstdc++.so") and os.path.isfile(path):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
 _EXPORTS = {}
 
 

@@ -97,6 +97,34 @@ def test_checker_passes_inline_members_every_object_holds(tmp_path):
 
 
 @needs_binutils
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++ found")
+def test_running_libstdcxx_first_keeps_a_static_driver_out(tmp_path):
+    """The GPU machine's g++ linked libstdc++.a into _C (its whole stream and
+    locale code, from no object of ours). -static-libstdc++ does the same
+    here; the running libstdc++.so.6 named ahead of it, as setup.py names
+    it, leaves the archive nothing to supply."""
+    lib = _checker().running_libstdcxx()
+    assert lib is not None and os.path.basename(lib).startswith("libstdc++.so"), lib
+    src = tmp_path / "fmt.cpp"
+    src.write_text("#include <sstream>\n#include <string>\n"
+                   "std::string f(long v) { std::ostringstream o; o << v; return o.str(); }\n")
+    obj = tmp_path / "fmt.o"
+    subprocess.run(["g++", "-c", "-fPIC", "-O2", str(src), "-o", str(obj)], check=True,
+                   timeout=120)
+    static = tmp_path / "static.so"
+    subprocess.run(["g++", "-shared", str(obj), "-o", str(static), "-static-libstdc++"],
+                   check=True, timeout=120)
+    r = _run(str(static))
+    assert r.returncode == 1 and "_M_insert<long>" in r.stdout, r.stdout + r.stderr
+    fixed = tmp_path / "fixed.so"
+    subprocess.run(["g++", "-shared", str(obj), "-o", str(fixed), lib, "-static-libstdc++"],
+                   check=True, timeout=120)
+    r = _run(str(fixed))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "needs libstdc++.so.6: yes" in r.stdout, r.stdout
+
+
+@needs_binutils
 def test_checker_refuses_a_missing_file(tmp_path):
     r = _run(str(tmp_path / "none.so"))
     assert r.returncode == 2 and "no such file" in r.stderr
