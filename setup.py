@@ -104,8 +104,8 @@ def extension():
                               for p in glob.glob(os.path.join(ROOT, pat)))
     # The longest compiles first (the emulated register kernels, minutes
     # each), so the parallel build does not end on one of them alone.
-    heavy = ("csrc/cpu/reg_emu_", "csrc/cpu/block_emulation", "csrc/cpu/isa_avx512")
-    sources = sorted(rel(["csrc/*.cpp", "csrc/args/*.cpp", "csrc/cpu/*.cpp",
+    heavy = ("csrc/emulation/reg_emu_", "csrc/emulation/block_emulation", "csrc/cpu/isa_avx512")
+    sources = sorted(rel(["csrc/*.cpp", "csrc/args/*.cpp", "csrc/cpu/*.cpp", "csrc/emulation/*.cpp",
                           "csrc/conv_cuda/*.cpp", "csrc/rtc/*.cpp"]),
                      key=lambda p: (not p.startswith(heavy), p))
     write_rtc_sources()

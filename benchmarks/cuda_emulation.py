@@ -6,7 +6,7 @@ Runs the CUDA ops' code with every kernel launch emulated on the CPU
 (torch.ops.complexext._gpu_emulated_fft_c2c, sm_90's 227 KiB of shared
 memory per block): the register kernels' threads run as real threads
 between real barriers, and every global and shared access is counted per
-warp as the hardware serves it (csrc/cpu/reg_emulation.h). For each n it
+warp as the hardware serves it (csrc/emulation/reg_emulation.h). For each n it
 prints, for a complex32 c2c of contiguous rows and for a strided axis (the
 transform along dim 0 of an (n, 64) tensor):
 

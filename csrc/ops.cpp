@@ -62,7 +62,7 @@ TORCH_LIBRARY(complexext, m) {
   // above 13), n1 of the four-step split n = n1 * n2, n's largest prime factor].
   m.def("_plan_shape(int n) -> int[]");
 
-  // Tests only (csrc/cpu/block_emulation.cpp): the CUDA ops' code run on the
+  // Tests only (csrc/emulation/block_emulation.cpp): the CUDA ops' code run on the
   // CPU (the CUDA schemas with the emulation's shared memory per block,
   // threads per row and seed), its counters and the register kernels' plans.
   m.def("_gpu_emulated_fft_c2c(Tensor self, int[] dim, int normalization, bool forward, "

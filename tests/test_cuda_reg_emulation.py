@@ -2,7 +2,7 @@
 """The register-resident CUDA FFT kernels (csrc/core/cx_reg_fft.h) under
 emulation: every length they are compiled for, each access mode, every
 storage type, against scipy in float64; and what they do to memory, counted
-per warp (csrc/cpu/reg_emulation.h): whole sectors, conflict-free shared
+per warp (csrc/emulation/reg_emulation.h): whole sectors, conflict-free shared
 memory, one read and one write of the data, no races."""
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ FIELDS = ["launches", "blocks", "barriers", "gld_bytes", "gst_bytes", "g_accesse
 TABLE = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
          160, 200, 320, 400, 480, 640, 800, 960, 1000, 1200, 1600, 2000]
 # lengths the CUDA binding compiles at first use (NVRTC), emulated as a GPU
-# with NVRTC runs them (CX_REG_RTC_SAMPLES in csrc/cpu/reg_emulation.h)
+# with NVRTC runs them (CX_REG_RTC_SAMPLES in csrc/emulation/reg_emulation.h)
 RTC_SAMPLES = [96, 105, 243, 1920]
 LENGTHS = TABLE + RTC_SAMPLES
 

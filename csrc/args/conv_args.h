@@ -11,6 +11,12 @@
 namespace complexext {
 namespace conv {
 
+// The compute type of a complex dtype's convolution, on every backend: fp32
+// for complex32 and complex64, fp64 for complex128.
+inline at::ScalarType compute_type(at::ScalarType t) {
+  return t == at::kComplexDouble ? at::kDouble : at::kFloat;
+}
+
 // The output shape of convolution(x, w, bias, ...) after checking every
 // argument; messages start with op.
 std::vector<int64_t> output_shape(const char* op, const at::Tensor& x, const at::Tensor& w,

@@ -52,7 +52,6 @@
 
 #include "conv_method.h"
 #include "../args/conv_args.h"
-#include "../cpu/conv_common.h"
 
 namespace complexext {
 namespace {

@@ -1,7 +1,7 @@
 // One transform job of the CUDA kernels as plain data, and the phases that
 // run it: the per-block program of the shared-memory kernel and the row
 // phases of the multi-pass path. The CPU tests run the same functions
-// thread by thread (csrc/cpu/block_emulation.cpp).
+// thread by thread (csrc/emulation/block_emulation.cpp).
 //
 // A job turns each row (strided, any batch geometry) into a complex sequence
 // a of length len, transforms it, and stores it:

@@ -1,6 +1,6 @@
 // Register-resident FFT of a compile-time length N: the block code of the
 // CUDA kernels of csrc/cuda/fft_reg*.cu, which the CPU tests run thread by
-// thread (csrc/cpu/reg_emulation.cpp) with every memory access counted.
+// thread (csrc/emulation/reg_emulation.cpp) with every memory access counted.
 //
 // A row of N complex values is held by T threads, at most E values each in
 // registers. The passes of radices R_0 .. R_{P-1} (product N) are Stockham
@@ -56,7 +56,7 @@
 #endif
 #else
 // The CPU emulation runs each thread of a block as a coroutine; a barrier
-// hands control back to the scheduler (csrc/cpu/reg_emulation.cpp).
+// hands control back to the scheduler (csrc/emulation/reg_emulation.cpp).
 void cx_emu_barrier();
 // Every global and shared access of the emulated kernels is reported here
 // (kind: 0 global load, 1 global store, 2 shared load, 3 shared store).

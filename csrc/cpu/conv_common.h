@@ -1,6 +1,6 @@
 // Shared by the CPU convolution kernels (conv_ops.cpp, conv_grad.cpp): the
-// compute type, the real weight layout and the 1-d lift; the argument checks
-// every backend makes are args/conv_args.h.
+// real weight layout and the 1-d lift; the argument checks and the compute
+// type, which every backend uses, are args/conv_args.h.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -11,11 +11,6 @@
 
 namespace complexext {
 namespace conv {
-
-// fp32 for complex32 and complex64, fp64 for complex128.
-inline at::ScalarType compute_type(at::ScalarType t) {
-  return t == at::kComplexDouble ? at::kDouble : at::kFloat;
-}
 
 // A 1-d argument list as 2-d: {first, v[0]} (1-d convolutions run as 2-d
 // ones of height 1, for oneDNN's channels-last path).

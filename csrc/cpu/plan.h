@@ -5,12 +5,14 @@
 //           once in cache-sized buffers, for n <= kLaneMax;
 //  - large: a four-step split n = n1*n2 (column FFTs, twiddle, row FFTs)
 //           or, for a large prime factor, Bluestein around a large plan.
-// Tables are computed in double and rounded once to the compute type.
+// Tables are computed in double and rounded once to the compute type
+// (plan.cpp, with the cache); the large plans run through four_step.cpp.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "../plan/host_plans.h"  // the cache's governance, Bluestein's tables
 #include "axis_job.h"
 
 namespace complexext {
@@ -41,11 +43,6 @@ struct RealTwiddles {
 template <class S>
 std::shared_ptr<const Plan<S>> get_plan(int64_t n);
 
-// Bluestein's tables for a row of n on a convolution of length m >= 2n - 1:
-// the chirp c[k] = exp(-pi i k^2 / n), k < n, and the spectrum
-// B = DFT_m(b) / m of b[k] = conj(c[k]) = b[m - k] (zero between), in double.
-void bluestein_tables(int64_t n, int64_t m, std::vector<cx<double>>& c,
-                      std::vector<cx<double>>& B);
 template <class S>
 std::shared_ptr<const RealTwiddles<S>> get_real_twiddles(int64_t n);
 // A Stockham lane plan whatever the length (n = 16*m, m <= kLaneMax), for
@@ -61,25 +58,9 @@ template <class S>
 std::shared_ptr<const Plan<S>> get_four_step_plan(int64_t n);
 
 // The cache holds both kinds above, for both compute types: bounded LRU,
-// safe to use from several threads.
-int64_t plan_cache_size();
-int64_t plan_cache_max_size();
-void plan_cache_set_max_size(int64_t n);
-void plan_cache_clear();
+// safe to use from several threads (its size and governance:
+// plan/host_plans.h).
 void plan_cache_hold_lock(int64_t ms);  // tests: the cache's lock held for ms
-
-// Other caches of plans that backends.plan_cache governs with the CPU plans
-// (the CUDA device tables, cuda/binding.cpp): their size counts in
-// plan_cache_size(), each keeps at most plan_cache_max_size() entries
-// (trim(max) evicts its least recently used ones; called on
-// plan_cache_set_max_size), and plan_cache_clear() clears them. The
-// functions are called without the CPU cache's lock held.
-struct PlanCacheMember {
-  int64_t (*size)();
-  void (*trim)(int64_t max_size);
-  void (*clear)();
-};
-void add_plan_cache_member(PlanCacheMember m);
 
 // One row of a c2c transform where it lies: the four-step plan reads and
 // writes it directly. conj gives the inverse transform.

@@ -1,6 +1,6 @@
 // The CUDA FFT ops as a sequence of kernel launches, written once over an
 // executor E that launches them: the CUDA binding (binding.cpp) on a GPU,
-// the emulation (csrc/cpu/block_emulation.cpp) on the CPU, thread by thread.
+// the emulation (csrc/emulation/block_emulation.cpp) on the CPU, thread by thread.
 // So the tests here run this code (argument checks, dims, strides,
 // normalisation, buffers between axes, the multi-pass sequence) as the GPU
 // does; only the launches differ.

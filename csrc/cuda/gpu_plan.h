@@ -1,5 +1,5 @@
 // Plans of the CUDA FFT (host code, header only: the CUDA binding and the
-// CPU emulation of the kernels, csrc/cpu/block_emulation.cpp, build the same
+// CPU emulation of the kernels, csrc/emulation/block_emulation.cpp, build the same
 // plans). A complex length len is done
 //
 //   one pass:   in one block, the row in shared memory (two buffers of len,
@@ -27,7 +27,7 @@
 #include "../core/cx_block_job.h"
 #include "../core/cx_factor.h"
 #include "../core/cx_reg_plans.h"
-#include "../cpu/plan.h"
+#include "../plan/host_plans.h"
 #include "../host_root.h"
 
 namespace complexext {
@@ -112,18 +112,17 @@ void add_stockham(std::vector<cx<S>>& T, int64_t len, BlockFft& f) {
   T.insert(T.end(), roots.begin(), roots.end());
 }
 
-// Bluestein's chirp (len values) and filter (m values) from the host plan
-// cache (computed there in double). Returns their offsets through c, fl.
+// Bluestein's chirp (len values) and filter (m values) from the host plans
+// (plan/host_plans.h; computed there in double). Returns their offsets through c, fl.
 template <class S>
 int64_t add_chirp(std::vector<cx<S>>& T, int64_t len, int64_t* c, int64_t* fl) {
-  auto P = get_plan<S>(len);
-  TORCH_CHECK(P->d.bluestein && (int64_t)P->chirp.size() == len,
-              "complexext (CUDA plan): no Bluestein tables for length ", len);
+  std::vector<cx<S>> chirp, filter;
+  bluestein_chirp_filter<S>(len, chirp, filter);
   *c = (int64_t)T.size();
-  T.insert(T.end(), P->chirp.begin(), P->chirp.end());
+  T.insert(T.end(), chirp.begin(), chirp.end());
   *fl = (int64_t)T.size();
-  T.insert(T.end(), P->filter.begin(), P->filter.end());
-  return (int64_t)P->filter.size();
+  T.insert(T.end(), filter.begin(), filter.end());
+  return (int64_t)filter.size();
 }
 
 // A one-block FFT of len if it fits smem bytes; false (and nothing added) otherwise.

@@ -1,7 +1,7 @@
 // The multi-axis driver of fft_c2c, fft_r2c and fft_c2r, one for every
 // backend: the CPU kernels (cpu/fft_ops.cpp) and the GPU driver
 // (cuda/ops_driver.h, run on CUDA by cuda/binding.cpp and on the CPU by
-// cpu/block_emulation.cpp) give it an executor of one-axis transforms.
+// emulation/block_emulation.cpp) give it an executor of one-axis transforms.
 //
 // A transform over several dims runs one axis at a time, the last listed
 // dim first. The first axis reads the input as it lies (any strides,

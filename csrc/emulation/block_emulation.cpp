@@ -15,7 +15,7 @@
 #include "../core/cx_block.h"
 #include "../cuda/ops_driver.h"
 #include "../cuda/stft_driver.h"
-#include "plan.h"
+#include "../cpu/plan.h"
 #include "reg_emulation.h"
 
 namespace complexext {

@@ -1,0 +1,121 @@
+// The large transforms of one row (plan.h: four_step, large_fft): the
+// execution of a four-step or large Bluestein plan through the axis
+// executor (axis.h). The plans and their tables are plan.cpp's.
+#include "plan.h"
+
+#include <c10/util/Exception.h>
+
+#include <vector>
+
+#include "axis.h"
+#include "isa.h"
+
+namespace complexext {
+
+// ---- large transforms, one contiguous row ---------------------------------
+namespace {
+
+template <class S>
+void set_plan(cx_axis_job& J, const Plan<S>& P);
+
+}  // namespace
+
+template <class S>
+void four_step(const Plan<S>& P, const StridedRow& row);
+
+namespace {
+
+template <class S>
+void set_plan(cx_axis_job& J, const Plan<S>& P) {
+  J.plan = P.large ? (const void*)&P : (const void*)&P.d;
+  J.large_fft = P.large ? &large_fft<S> : nullptr;
+}
+
+template <class S>
+cx_axis_job c2c_job(int64_t n, void* in, void* out) {
+  cx_axis_job J{};
+  J.kind = CX_C2C;
+  J.in_type = J.out_type = sizeof(S) == 8 ? CX_F64 : CX_F32;
+  J.n = J.in_len = J.out_len = n;
+  J.in = in;
+  J.out = out;
+  J.nd = 1;
+  J.scale = 1.0;
+  return J;
+}
+
+}  // namespace
+
+// Four-step, n = n1*n2, x[j1*n2 + j2] -> X[k1 + n1*k2]:
+//   A: for each column j2, Y[k1][j2] = DFT_n1(x[:, j2])[k1] * w_n^(k1*j2)
+//   B: for each row k1,    X[k1 + n1*k2] = DFT_n2(Y[k1, :])[k2]
+// A reads the row where it lies (any storage type and stride) and B writes
+// the result where it goes, so the row is never staged; Y is fp32/fp64.
+template <class S>
+void four_step(const Plan<S>& P, const StridedRow& row) {
+  const int64_t n1 = P.n1, n2 = P.n2;
+  Scratch y(sizeof(cx<S>) * P.n);
+  cx_axis_job A = c2c_job<S>(n1, const_cast<void*>(row.in), y.p);
+  A.in_type = row.in_type;
+  A.conj_in = row.conj;
+  A.in_stride = row.in_stride * n2;
+  A.out_stride = n2;
+  A.nrows = A.sizes[0] = n2;
+  A.in_strides[0] = row.in_stride;
+  A.out_strides[0] = 1;
+  A.row_tw = P.big_tw.data();
+  A.row_tw_n = P.n;
+  A.row_tw_re = P.lane_re.data();
+  A.row_tw_im = P.lane_im.data();
+  set_plan(A, *P.p1);
+  run_job(A);
+  cx_axis_job B = c2c_job<S>(n2, y.p, row.out);
+  B.out_type = row.out_type;
+  B.conj_out = row.conj;
+  B.scale = row.scale;
+  B.in_stride = 1;
+  B.out_stride = row.out_stride * n1;
+  B.nrows = B.sizes[0] = n1;
+  B.in_strides[0] = n2;
+  B.out_strides[0] = row.out_stride;
+  set_plan(B, *P.p2);
+  run_job(B);
+}
+template void four_step<float>(const Plan<float>&, const StridedRow&);
+template void four_step<double>(const Plan<double>&, const StridedRow&);
+
+namespace {
+
+template <class S>
+void bluestein_large(const Plan<S>& P, cx<S>* x) {
+  const int64_t n = P.n, m = P.d.m;
+  std::vector<cx<S>> a(m, cx_make<S>(0, 0));
+  for (int64_t k = 0; k < n; ++k) a[k] = cx_mul(x[k], P.chirp[k]);
+  large_fft<S>(P.inner.get(), a.data());
+  for (int64_t k = 0; k < m; ++k) a[k] = cx_conj(cx_mul(a[k], P.filter[k]));
+  large_fft<S>(P.inner.get(), a.data());
+  for (int64_t k = 0; k < n; ++k) x[k] = cx_mul(cx_conj(a[k]), P.chirp[k]);
+}
+
+}  // namespace
+
+template <class S>
+void large_fft(const void* plan, void* buf) {
+  const Plan<S>& P = *(const Plan<S>*)plan;
+  cx<S>* x = (cx<S>*)buf;
+  if (!P.large) {
+    cx_axis_job J = c2c_job<S>(P.n, x, x);
+    J.nrows = J.sizes[0] = 1;
+    set_plan(J, P);
+    run_job(J);
+  } else if (P.n1) {
+    const int t = sizeof(S) == 8 ? CX_F64 : CX_F32;
+    four_step(P, StridedRow{x, t, 1, x, t, 1, false, 1.0});
+  } else {
+    bluestein_large(P, x);
+  }
+}
+template void large_fft<float>(const void*, void*);
+template void large_fft<double>(const void*, void*);
+
+}  // namespace complexext
