@@ -144,3 +144,47 @@ def test_each_registration_in_its_layer():
     # Library(..., "IMPL") objects: the Autograd kernels and the MPS kernels only
     impl = {layer(module_name(p))[0] for p in MODULES for _ in _calls(p, "Library")}
     assert impl == {"_autograd", "_mps"}, impl
+
+
+# ---- csrc: the backends include the core, args, driver and plan interfaces,
+# never each other ----------------------------------------------------------
+CSRC = PKG.parent / "csrc"
+# folder -> folders of csrc it must not include from
+CSRC_FORBIDDEN = {
+    "cpu": {"cuda", "conv_cuda", "rtc", "metal", "emulation"},
+    "cuda": {"cpu", "metal", "emulation"},
+    "conv_cuda": {"cpu", "metal", "emulation"},
+    "core": {"cpu", "cuda", "conv_cuda", "rtc", "metal", "emulation", "args", "driver", "plan"},
+    "args": {"cpu", "cuda", "conv_cuda", "rtc", "metal", "emulation"},
+    "driver": {"cpu", "cuda", "conv_cuda", "rtc", "metal", "emulation"},
+    "plan": {"cpu", "cuda", "conv_cuda", "rtc", "metal", "emulation"},
+}
+
+
+def csrc_violations(folder, text):
+    """The quoted includes of a file in csrc/<folder> that reach a folder it
+    must not include from."""
+    bad = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("#include \""):
+            continue
+        target = line.split('"')[1]
+        parts = pathlib.PurePosixPath(target).parts
+        if len(parts) >= 2 and parts[0] == ".." and parts[1] in CSRC_FORBIDDEN.get(folder, ()):
+            bad.append(target)
+    return bad
+
+
+@pytest.mark.parametrize("folder", sorted(CSRC_FORBIDDEN))
+def test_csrc_backends_do_not_include_each_other(folder):
+    files = [p for p in (CSRC / folder).rglob("*") if p.suffix in {".h", ".cpp", ".cu", ".cuh"}]
+    assert files, folder
+    bad = {str(p.relative_to(CSRC)): csrc_violations(folder, p.read_text()) for p in files}
+    assert not {k: v for k, v in bad.items() if v}
+
+
+def test_csrc_include_check_can_fail():
+    assert csrc_violations("cuda", '#include "../cpu/plan.h"\n') == ["../cpu/plan.h"]
+    assert csrc_violations("cpu", '#include "../cuda/ops_driver.h"\n') == ["../cuda/ops_driver.h"]
+    assert csrc_violations("cuda", '#include "../plan/host_plans.h"\n') == []
