@@ -4,7 +4,8 @@
 #   bash benchmarks/device_check.sh
 #
 # Stages, each timed and under its own `timeout` (a later stage runs even
-# when an earlier one failed; the exit status is non-zero if any failed):
+# when an earlier one failed, except after a failed build; the exit status is
+# non-zero if any failed):
 #   setup      torch, numpy, scipy, pytest, hypothesis importable (pip
 #              installs only what is missing; torch is never reinstalled)
 #   build      COMPLEXEXT_CUDA=1 pip install --no-build-isolation -e .,
@@ -169,12 +170,21 @@ fi
 SELF=benchmarks/device_check.sh
 stage setup 60 bash "$SELF" _stage setup
 stage build 240 bash "$SELF" _stage build
-stage so-check 15 bash "$SELF" _stage so_check
-stage tests 90 bash "$SELF" _stage tests
-stage bench 90 bash "$SELF" _stage bench
-stage ncu 45 bash "$SELF" _stage ncu_stage
-stage memcheck 45 bash benchmarks/sanitize_cuda.sh memcheck
-stage racecheck 35 bash benchmarks/sanitize_cuda.sh racecheck
+# Every later stage runs the built extension: after a failed build they are
+# skipped (each would only fail on the import), so the run ends at once and
+# the device time goes to the next try.
+if [[ ${SUMMARY[-1]} == build*ok* ]]; then
+  stage so-check 15 bash "$SELF" _stage so_check
+  stage tests 90 bash "$SELF" _stage tests
+  stage bench 90 bash "$SELF" _stage bench
+  stage ncu 45 bash "$SELF" _stage ncu_stage
+  stage memcheck 45 bash benchmarks/sanitize_cuda.sh memcheck
+  stage racecheck 35 bash benchmarks/sanitize_cuda.sh racecheck
+else
+  for s in so-check tests bench ncu memcheck racecheck; do
+    SUMMARY+=("$(printf '%-10s SKIPPED  (the build failed)' "$s")")
+  done
+fi
 
 echo
 echo "=== summary ($((SECONDS - START))s of ${BUDGET}s)"
