@@ -25,3 +25,21 @@ if _built_torch.split("+")[0] != torch.__version__.split("+")[0]:
         f"{torch.__version__} is installed; " + _REBUILD)
 
 BUILT_WITH_CUDA = " cuda=1" in _built
+
+
+def _silence_complexhalf_warning():
+    """torch warns once a process, the first time any complex32 tensor is
+    made, that "ComplexHalf support is experimental". Made inside an op
+    called through torch.ops, that warning bypasses Python's warnings
+    module (c10 prints it to stderr), so no filter could hold it back.
+    complex32 is what this package is for, so on import it makes one empty
+    complex32 tensor with the warning ignored: the once-a-process warning is
+    spent there, and neither complexext nor the code using it prints it
+    (docs/porting.md)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
+        torch.empty(0, dtype=torch.complex32)
+
+
+_silence_complexhalf_warning()
