@@ -152,17 +152,16 @@ def stft_rows():
     yield r("window-2-d", (SIG, 16), {"window": torch.ones(1, 16)}, ValueError,
             "1-d window .* got shape \\(1, 16\\)")
     yield r("window-int", (SIG, 16), {"window": torch.ones(16, dtype=torch.int32)}, TypeError,
-            "real floating point window, got torch.int32")
-    yield r("window-complex", (SIG, 16), {"window": torch.ones(16, dtype=C64)}, TypeError,
-            "complex windows are not supported")
+            "floating point or complex window, got torch.int32")
+    yield r("window-complex-onesided", (SIG, 16), {"window": torch.ones(16, dtype=C64),
+            "onesided": True, **RC}, ValueError, "needs a real input and a real window; the "
+            "window is complex")
     yield r("window-list", (SIG, 16), {"window": [1.0] * 16}, TypeError,
             "window must be a tensor or None, got list")
     yield r("window-on-meta", (SIG, 16), {"window": torch.ones(16, device="meta")}, ValueError,
             "window is on meta, the input on cpu")
-    yield r("return_complex=False", (SIG, 16), {"return_complex": False}, ValueError,
-            "return_complex=True is required")
     yield row("stft", "return_complex-default-real", f, (SIG, 16), {}, ValueError,
-              "return_complex=True is required")
+              "return_complex must be given for a real input")
     yield r("onesided-complex", (SIG.to(C64), 16), {"onesided": True}, ValueError,
             "onesided=True needs a real input")
     yield r("pad_mode", (SIG, 16), {"pad_mode": "wrap"}, ValueError, "pad_mode must be one of")
@@ -195,9 +194,9 @@ def istft_rows():
     yield r("window-length", (SPEC, 16), {"window": torch.ones(15)}, ValueError,
             "window of length win_length = 16")
     yield r("window-int", (SPEC, 16), {"window": torch.ones(16, dtype=torch.int64)}, TypeError,
-            "real floating point window")
-    yield r("window-complex", (SPEC, 16), {"window": torch.ones(16, dtype=C64)}, TypeError,
-            "complex windows are not supported")
+            "floating point or complex window")
+    yield r("window-complex-real-result", (SPEC, 16), {"window": torch.ones(16, dtype=C64)},
+            ValueError, "a complex window needs return_complex=True")
     yield r("window-on-meta", (SPEC, 16), {"window": torch.ones(16, device="meta")}, ValueError,
             "window is on meta")
     yield r("length-negative", (SPEC, 16), {"length": -1}, ValueError, "length must be >= 0")
