@@ -51,6 +51,11 @@ TORCH_LIBRARY(complexext, m) {
   m.def("istft(Tensor self, Tensor window, int n_fft, int hop_length, int normalization, "
         "bool onesided, int start, int length) -> Tensor");
 
+  // Batched complex matrix product (B, M, K) x (B, K, N) -> (B, M, N) of one
+  // complex dtype: fp32 accumulation for complex32 (fp64 for complex128),
+  // one rounding (cpu/matmul_ops.cpp, cuda/matmul_cuda.cpp).
+  m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
+
   // The GPU kernels' per-block FFT code run on the CPU, thread by thread
   // between barriers (tests only): unnormalised c2c along the last dim.
   m.def("_block_fft_emulated(Tensor self, int threads_per_row, bool forward, int seed) -> Tensor");

@@ -1,6 +1,6 @@
-"""Differentiation: one module per family (fft, stft, conv), each with the
+"""Differentiation: one module per family (fft, stft, conv, matmul), each with the
 autograd.Functions of its ops (backward, jvp, vmap), the differentiable
 dispatchers the layers above call, and the ops' Autograd-key kernels,
 registered on import. Depends on complexext._ops only.
 """
-from . import fft, stft, conv  # noqa: F401
+from . import fft, stft, conv, matmul  # noqa: F401

@@ -55,3 +55,29 @@ def _function_needed():
     code always takes the ops.
     """
     return not torch.compiler.is_compiling() and torch._C._are_functorch_transforms_active()
+
+
+def autograd_kernel(name, fn, n_tensors, public):
+    """The Autograd kernel of op `name` whose first n_tensors arguments are
+    tensors (or None): below autograd when no gradient and no forward-mode
+    tangent is asked for; the autograd.Function fn otherwise.
+    (torch.library.register_autograd would give backward only and drop
+    forward-mode tangents silently.) `public` names the functions that
+    support torch.func transforms, for the error on the raw op."""
+    from .._ops import ops
+    op = getattr(ops, name)
+
+    def kernel(*args):
+        tensors = [t for t in args[:n_tensors] if t is not None]
+        tangent = any(fwAD.unpack_dual(t).tangent is not None for t in tensors)
+        grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        if not tangent and not grad:
+            with torch._C._AutoDispatchBelowADInplaceOrView():
+                return op(*args)
+        if torch._C._are_functorch_transforms_active():
+            raise RuntimeError(
+                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) of "
+                f"the raw op are not supported; call {public}, which support them "
+                f"(outside torch.compile)")
+        return fn.apply(*args)
+    return kernel

@@ -21,12 +21,11 @@ Autograd kernel (at the end of this module) applies its Function; under
 torch.func transforms the dispatchers apply them directly.
 """
 import torch
-import torch.autograd.forward_ad as fwAD
 
 from .._ops import ops
 from .._ops.conv import batched, batched_wgrad
 from .._ops.fast import call as _fast
-from .common import _function_needed, direct, no_derivatives
+from .common import _function_needed, autograd_kernel, direct, no_derivatives
 
 
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -200,30 +199,8 @@ class WeightGrad(torch.autograd.Function):
         return batched_wgrad(WeightGrad.apply, info, in_dims, *args)
 
 
-def _autograd_kernel(name, fn, n_tensors):
-    """The op's Autograd kernel: below autograd when no gradient and no
-    forward-mode tangent is asked for; the autograd.Function fn otherwise.
-    (torch.library.register_autograd would give backward only and drop
-    forward-mode tangents silently.)"""
-    op = getattr(ops, name)
-
-    def kernel(*args):
-        tensors = [t for t in args[:n_tensors] if t is not None]
-        tangent = any(fwAD.unpack_dual(t).tangent is not None for t in tensors)
-        grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
-        if not tangent and not grad:
-            with torch._C._AutoDispatchBelowADInplaceOrView():
-                return op(*args)
-        if torch._C._are_functorch_transforms_active():
-            raise RuntimeError(
-                f"complexext::{name}: torch.func transforms (grad, vjp, jvp, jacrev, ...) of "
-                f"the raw op are not supported; call the complexext.nn.functional functions, "
-                f"which support them (outside torch.compile)")
-        return fn.apply(*args)
-    return kernel
-
-
 _lib = torch.library.Library("complexext", "IMPL")
-_lib.impl("convolution", _autograd_kernel("convolution", Convolution, 3), "Autograd")
+_PUBLIC = "the complexext.nn.functional functions"
+_lib.impl("convolution", autograd_kernel("convolution", Convolution, 3, _PUBLIC), "Autograd")
 _lib.impl("convolution_weight_grad",
-          _autograd_kernel("convolution_weight_grad", WeightGrad, 2), "Autograd")
+          autograd_kernel("convolution_weight_grad", WeightGrad, 2, _PUBLIC), "Autograd")

@@ -1,0 +1,72 @@
+"""complexext.matmul, bmm and einsum: results against float64 references.
+complex32 is judged as a ratio to its floor (the exact product of the
+rounded inputs, rounded to complex32), up to K = 4096; complex64 and
+complex128 against torch's own products; torch.matmul's shape rules
+(1-d operands, broadcast batch dims)."""
+import pytest
+import torch
+
+import complexext
+from support.refs import check_precision, rand, to_numpy
+
+C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
+
+
+def _ref(f, *ts):
+    return to_numpy(f(*[t.to(C128) for t in ts]))
+
+
+@pytest.mark.parametrize("m, k, n", [(1, 16, 1), (33, 64, 17), (64, 512, 48), (16, 4096, 16)])
+def test_complex32_product_at_the_floor(m, k, n):
+    a, b = rand((m, k), C32, seed=k), rand((k, n), C32, seed=k + 1)
+    a0, b0 = a.clone(), b.clone()
+    y = complexext.matmul(a, b)
+    assert y.dtype == C32 and y.shape == (m, n)
+    check_precision(y, _ref(torch.matmul, a, b), C32)
+    assert torch.equal(a.view(torch.int32), a0.view(torch.int32))
+    assert torch.equal(b.view(torch.int32), b0.view(torch.int32))
+
+
+@pytest.mark.parametrize("dtype", [C64, C128])
+def test_wider_dtypes_match_torch(dtype):
+    a, b = rand((3, 20, 30), dtype, seed=1), rand((3, 30, 10), dtype, seed=2)
+    check_precision(complexext.bmm(a, b), _ref(torch.bmm, a, b), dtype)
+
+
+@pytest.mark.parametrize("sa, sb", [((5,), (5,)), ((5,), (5, 3)), ((4, 5), (5,)),
+                                    ((2, 1, 4, 5), (3, 5, 6)), ((7, 4, 5), (5, 2)),
+                                    ((4, 5), (2, 3, 5, 6)), ((0, 4, 5), (5, 2)),
+                                    ((4, 0), (0, 3))])
+def test_matmul_shapes_follow_torch(sa, sb):
+    a, b = rand(sa, C32, seed=3), rand(sb, C32, seed=4)
+    y = complexext.matmul(a, b)
+    ref = torch.matmul(a.to(C128), b.to(C128))
+    assert y.shape == ref.shape and y.dtype == C32
+    if ref.numel():
+        check_precision(y, to_numpy(ref), C32)
+
+
+def test_conjugated_and_strided_operands():
+    a = rand((6, 8), C32, seed=5)
+    b = rand((10, 8), C32, seed=6)
+    y = complexext.matmul(a, b.mT.conj())  # a transposed conj view as the right operand
+    check_precision(y, _ref(lambda p, q: p @ q.mT.conj(), a, b), C32)
+
+
+@pytest.mark.parametrize("eq, shapes", [
+    ("bij,bjk->bik", [(3, 4, 8), (3, 8, 5)]),
+    ("fct,fdt->fcd", [(33, 4, 100), (33, 4, 100)]),   # PSD matrices: sum over frames
+    ("fcd,fdt->fct", [(33, 4, 4), (33, 4, 50)]),      # a filter applied per bin
+    ("i,i->", [(64,), (64,)]),
+])
+def test_einsum_complex32_at_the_floor(eq, shapes):
+    ops_ = [rand(s, C32, seed=i + 7) for i, s in enumerate(shapes)]
+    y = complexext.einsum(eq, *ops_)
+    assert y.dtype == C32
+    check_precision(y, _ref(lambda *t: torch.einsum(eq, *t), *ops_), C32)
+
+
+def test_einsum_passes_other_dtypes_to_torch():
+    a, b = rand((3, 4), C64, seed=1), rand((4, 2), C64, seed=2)
+    torch.testing.assert_close(complexext.einsum("ij,jk->ik", a, b), torch.einsum("ij,jk->ik", a, b))
+    torch.testing.assert_close(complexext.einsum("ij,jk->ik", [a, b]), a @ b)
