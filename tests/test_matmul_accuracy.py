@@ -70,3 +70,20 @@ def test_einsum_passes_other_dtypes_to_torch():
     a, b = rand((3, 4), C64, seed=1), rand((4, 2), C64, seed=2)
     torch.testing.assert_close(complexext.einsum("ij,jk->ik", a, b), torch.einsum("ij,jk->ik", a, b))
     torch.testing.assert_close(complexext.einsum("ij,jk->ik", [a, b]), a @ b)
+
+
+@pytest.mark.parametrize("dtype", [C32, C64], ids=str)
+def test_each_device_at_the_floor(device, dtype):
+    """The op on every device with kernels (CUDA: the fp16 tensor-core GEMM
+    of the real embedding for complex32), against the complex128 product
+    computed on the CPU."""
+    if device == "mps":
+        pytest.skip("complexext::bmm has no Metal kernel")
+    a, b = rand((3, 40, 300), dtype, seed=11), rand((3, 300, 24), dtype, seed=12)
+    y = complexext.matmul(a.to(device), b.to(device))
+    assert y.device.type == device and y.dtype == dtype
+    check_precision(y.cpu(), _ref(torch.matmul, a, b), dtype)
+    bc = b.to(C64).conj().resolve_conj().to(dtype).to(device).conj()  # a conj view, values b
+    assert bc.is_conj()
+    g = complexext.matmul(a.to(device), bc)
+    check_precision(g.cpu(), _ref(torch.matmul, a, b), dtype)
