@@ -26,7 +26,7 @@ WITH_EXAMPLES = {"api.md": 100, "porting.md": 15, "index.md": 5}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 PUBLIC_MODULES = ["complexext", "complexext.fft", "complexext.backends", "complexext.nn",
-                  "complexext.nn.functional", "complexext.nn.init"]
+                  "complexext.nn.functional", "complexext.nn.init", "complexext.amp"]
 
 
 @pytest.fixture
