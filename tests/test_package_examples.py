@@ -30,6 +30,32 @@ def test_loss_falls_in_complex32(runs):
     assert last < first - 3.0  # dB of SI-SNR gained
 
 
+@pytest.fixture(scope="module")
+def amp_runs():
+    """the model written with torch's calls, under complexext.autocast, Adam at
+    its defaults with loss scaling; and the same weights in complex64"""
+    kw = dict(steps=40, batch=4, length=4000, tiny=True, seed=3, amp=True)
+    return {dt: dccrn.train(dt, **kw)[0] for dt in (torch.complex32, torch.complex64)}
+
+
+def test_autocast_training_tracks_complex64(amp_runs):
+    c32, c64 = amp_runs[torch.complex32], amp_runs[torch.complex64]
+    assert sum(c32[-5:]) / 5 < sum(c32[:5]) / 5 - 3.0  # it learns (dB of SI-SNR)
+    final32, final64 = sum(c32[-5:]) / 5, sum(c64[-5:]) / 5
+    assert abs(final32 - final64) <= 0.1 * abs(final64)  # final loss within 10 %
+    assert max(abs(a - b) for a, b in zip(c32, c64)) < 0.25
+
+
+def test_complex32_parameters_do_not_train_with_adam():
+    """The failure docs/amp.md explains: complex32 parameters under Adam at its
+    defaults are inf/NaN after one step; complex64 master weights are the fix."""
+    p = torch.nn.Parameter(torch.randn(1000, dtype=torch.complex64).to(torch.complex32))
+    opt = torch.optim.Adam([p])
+    (p.to(torch.complex64) * 1e-3).abs().pow(2).sum().backward()
+    opt.step()
+    assert not torch.isfinite(torch.view_as_real(p.detach()).float()).all()
+
+
 def test_complex32_tracks_complex64(runs):
     diffs = [abs(a - b) for a, b in zip(runs[torch.complex32], runs[torch.complex64])]
     assert max(diffs) < 0.25
