@@ -285,18 +285,19 @@ def test_products_run_in_complex32(call):
     assert got.dtype == C32 and torch.equal(bits(got), bits(want))
 
 
-def test_nests_inside_torch_autocast():
+def test_nests_inside_torch_autocast(device):
     """An AMP model's half activations through torch.fft.rfft2 at (4, 512, 768):
-    complex32 through complexext, inside torch.autocast(float16)."""
-    lin = torch.nn.Linear(64, 768)
-    x = torch.randn(4, 512, 64)
-    with torch.autocast("cpu", dtype=torch.float16):
-        with complexext.autocast("cpu"):
+    complex32 through complexext, inside torch.autocast(float16), on each device
+    (cuFFT's half FFT takes powers of two only: 768 is not one)."""
+    lin = torch.nn.Linear(64, 768).to(device)
+    x = torch.randn(4, 512, 64).to(device)
+    with torch.autocast(device, dtype=torch.float16):
+        with complexext.autocast(device):
             h = lin(x)
             assert h.dtype == torch.float16
             y = torch.fft.rfft2(h)
             back = torch.fft.irfft2(y, s=h.shape[-2:])
-    assert y.dtype == C32 and y.shape == (4, 512, 385)
+    assert y.dtype == C32 and y.shape == (4, 512, 385) and y.device.type == device
     assert torch.equal(bits(y), bits(cfft.rfft2(h)))
     assert back.dtype == torch.float16
     err = (back.float() - h.float()).abs().max() / h.float().abs().max()
