@@ -53,17 +53,55 @@ def test_conjugated_and_strided_operands():
     check_precision(y, _ref(lambda p, q: p @ q.mT.conj(), a, b), C32)
 
 
+# the CPU's two complex32 paths: few rows (M <= 16, fp16 read in place, conj
+# bits and strides folded in) and the widened BLAS product (M > 16)
+@pytest.mark.parametrize("m", [1, 3, 8, 16, 17, 40])
+@pytest.mark.parametrize("form", ["plain", "a_conj", "b_conj", "b_transposed", "b_conj_transposed",
+                                  "a_transposed_conj", "batch_broadcast", "sliced"])
+def test_operand_forms_on_both_paths(m, form):
+    k, n, nb = 24, 13, 3
+    a, b = rand((nb, m, k), C32, seed=m), rand((nb, k, n), C32, seed=m + 1)
+    bt = rand((nb, n, k), C32, seed=m + 2)
+    at = rand((nb, k, m), C32, seed=m + 3)
+    wide = rand((nb, m, 2 * k), C32, seed=m + 4)
+    A, B = {
+        "plain": (a, b), "a_conj": (a.conj(), b), "b_conj": (a, b.conj()),
+        "b_transposed": (a, bt.mT), "b_conj_transposed": (a, bt.mT.conj()),
+        "a_transposed_conj": (at.mT.conj(), b), "batch_broadcast": (a[:1].expand(nb, m, k), b),
+        "sliced": (wide[:, :, ::2], b),
+    }[form]
+    before = [t.resolve_conj().view(torch.int32).clone() for t in (A, B)]
+    y = complexext.bmm(A, B)
+    assert y.dtype == C32 and y.shape == (nb, m, n)
+    check_precision(y, _ref(torch.bmm, A, B), C32)
+    for t, t0 in zip((A, B), before):
+        assert torch.equal(t.resolve_conj().view(torch.int32), t0)
+
+
 @pytest.mark.parametrize("eq, shapes", [
     ("bij,bjk->bik", [(3, 4, 8), (3, 8, 5)]),
     ("fct,fdt->fcd", [(33, 4, 100), (33, 4, 100)]),   # PSD matrices: sum over frames
     ("fcd,fdt->fct", [(33, 4, 4), (33, 4, 50)]),      # a filter applied per bin
     ("i,i->", [(64,), (64,)]),
+    ("ij,kj", [(5, 9), (7, 9)]),                       # implicit output: "ik"
+    ("btc,bsc->bts", [(2, 30, 6), (2, 20, 6)]),        # attention-like, rows > 16
+    ("ik,kjb->bji", [(20, 6), (6, 3, 2)]),             # output permuted
+    ("fmt,f->fmt", [(5, 3, 7), (5,)]),                 # no contraction
 ])
 def test_einsum_complex32_at_the_floor(eq, shapes):
     ops_ = [rand(s, C32, seed=i + 7) for i, s in enumerate(shapes)]
     y = complexext.einsum(eq, *ops_)
     assert y.dtype == C32
     check_precision(y, _ref(lambda *t: torch.einsum(eq, *t), *ops_), C32)
+
+
+def test_einsum_psd_of_a_conjugate_view():
+    """the PSD form with its conj operand: the product reads the conj bit"""
+    x = rand((17, 6, 300), C32, seed=9)
+    y = complexext.einsum("fct,fdt->fcd", x, x.conj())
+    check_precision(y, _ref(lambda t: torch.einsum("fct,fdt->fcd", t, t.conj()), x), C32)
+    diag = torch.diagonal(y, dim1=-2, dim2=-1)
+    assert torch.equal(torch.view_as_real(diag)[..., 1].float(), torch.zeros(17, 6))
 
 
 def test_einsum_passes_other_dtypes_to_torch():

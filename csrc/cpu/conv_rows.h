@@ -3,7 +3,9 @@
 // first). complex32 rows use F16C where the CPU has it (the same
 // instruction-set choice as the FFT kernels, so COMPLEXEXT_CPU_ISA=generic
 // selects the portable loops); both paths round to nearest even. Also the
-// 8 x 8 block transpose of the channels-last layout.
+// 8 x 8 block transpose of the channels-last layout, and widen/narrow: n
+// halves <-> n floats in place order (interleaved complex stays
+// interleaved), for the matrix product's operands.
 #pragma once
 #include <c10/util/Half.h>
 
@@ -71,6 +73,35 @@ __attribute__((target("avx2,f16c"))) inline void unpack_f16c(const float* re, co
 }
 #endif
 
+inline void widen_portable(const c10::Half* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+inline void narrow_portable(const float* src, c10::Half* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = c10::Half(src[i]);
+}
+
+#ifdef CX_CONV_F16C
+__attribute__((target("avx2,f16c"))) inline void widen_f16c(const c10::Half* src, float* dst,
+                                                            int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+  widen_portable(src + i, dst + i, n - i);
+}
+
+__attribute__((target("avx2,f16c"))) inline void narrow_f16c(const float* src, c10::Half* dst,
+                                                             int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  narrow_portable(src + i, dst + i, n - i);
+}
+#endif
+
 template <typename R>
 inline void transpose_portable(const R* src, int64_t ss, R* dst, int64_t ds, int64_t rows,
                                int64_t cols) {
@@ -128,6 +159,20 @@ inline void unpack(const R* re, const R* im, T* dst, int64_t n, R br, R bi) {
   }
 #endif
   unpack_portable(re, im, dst, n, br, bi);
+}
+
+inline void widen(const c10::Half* src, float* dst, int64_t n) {
+#ifdef CX_CONV_F16C
+  if (use_f16c()) return widen_f16c(src, dst, n);
+#endif
+  widen_portable(src, dst, n);
+}
+
+inline void narrow(const float* src, c10::Half* dst, int64_t n) {
+#ifdef CX_CONV_F16C
+  if (use_f16c()) return narrow_f16c(src, dst, n);
+#endif
+  narrow_portable(src, dst, n);
 }
 
 // dst[j * ds + i] = src[i * ss + j] for i < rows, j < cols (at most 8 each).
