@@ -147,14 +147,18 @@ class _Mode(TorchFunctionMode):
 
     # every other call: complex32 operands computed in fp32, rounded once
     def _complex32_op(self, func, args, kwargs):
-        flat, _ = tree_flatten((args, kwargs))
-        tensors = [t for t in flat if isinstance(t, torch.Tensor)]
-        if not any(t.dtype == _C32 and t.device.type == self.device_type for t in tensors):
-            return func(*args, **kwargs)
+        # properties and views first: they run as they are, whatever the dtypes
         if isinstance(func, types.MethodWrapperType):  # a property: real, imag, shape, mT, ...
             return func(*args, **kwargs)
         kind = _KIND.get(func)
         if kind == "keep":
+            return func(*args, **kwargs)
+        tensors = _shallow_tensors(args, kwargs)
+        shallow = tensors is not None
+        if not shallow:
+            flat, _ = tree_flatten((args, kwargs))
+            tensors = [t for t in flat if isinstance(t, torch.Tensor)]
+        if not any(t.dtype == _C32 and t.device.type == self.device_type for t in tensors):
             return func(*args, **kwargs)
         wide = any(t.dtype in _WIDE and t.dim() > 0 for t in tensors)
         out = kwargs.get("out")
@@ -177,7 +181,11 @@ class _Mode(TorchFunctionMode):
                 return t.to(torch.float16)
             return t
 
-        res = func(*tree_map(up, args), **tree_map(up, kwargs))
+        if shallow:
+            res = func(*[_map1(up, a) for a in args],
+                       **{k: _map1(up, v) for k, v in kwargs.items()})
+        else:
+            res = func(*tree_map(up, args), **tree_map(up, kwargs))
         first = args[0] if args else None
         if kind == "inplace" and isinstance(first, torch.Tensor) and first.dtype == _C32:
             return first.copy_(res)
@@ -299,6 +307,36 @@ class _Mode(TorchFunctionMode):
             if t.dtype in _REFUSED:
                 _refuse("torch.einsum", t)
         return _mm.einsum(eq, *[t.to(_C32) for t in ops])
+
+
+def _shallow_tensors(args, kwargs):
+    """The tensors among args and kwargs' values, looking one level into lists
+    and tuples (cat, stack); None when something is nested deeper (then
+    tree_flatten, about 10 us a call, does it)."""
+    found = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, torch.Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            for e in a:
+                if isinstance(e, torch.Tensor):
+                    found.append(e)
+                elif isinstance(e, (list, tuple, dict)):
+                    return None
+        elif isinstance(a, dict):
+            return None
+    return found
+
+
+def _map1(f, a):
+    """f on a tensor, or on the tensors of a list or tuple (one level)."""
+    if isinstance(a, torch.Tensor):
+        return f(a)
+    if isinstance(a, list):
+        return [f(e) for e in a]
+    if isinstance(a, tuple):
+        return tuple(f(e) for e in a)
+    return a
 
 
 def _into(out, y):
