@@ -188,3 +188,14 @@ def test_csrc_include_check_can_fail():
     assert csrc_violations("cuda", '#include "../cpu/plan.h"\n') == ["../cpu/plan.h"]
     assert csrc_violations("cpu", '#include "../cuda/ops_driver.h"\n') == ["../cuda/ops_driver.h"]
     assert csrc_violations("cuda", '#include "../plan/host_plans.h"\n') == []
+
+
+def test_plan_tables_call_no_executor():
+    """Strategy and execution apart from the plan tables: plan.cpp builds the
+    tables (Bluestein's filter spectrum by its own double-precision DFT) and
+    includes no executor; the executors include the plans, not the reverse."""
+    text = (CSRC / "cpu" / "plan.cpp").read_text()
+    includes = [line.split('"')[1] for line in text.splitlines()
+                if line.startswith("#include \"")]
+    assert not {"axis.h", "axis_job.h", "four_step.h"} & set(includes), includes
+    assert "run_job(" not in text

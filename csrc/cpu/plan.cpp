@@ -15,7 +15,6 @@
 #include "../core/cx_factor.h"
 #include "isa.h"
 #include "../host_root.h"
-#include "axis.h"
 
 namespace complexext {
 namespace {
@@ -83,10 +82,40 @@ void fill_row(Plan<S>& P) {
   P.d.row_im = P.row_im.data();
 }
 
+// y[k] = sum_j x[j s] w^(jk), w = exp(-2 pi i / n), in double: recursive
+// decimation in time over n's smallest prime factor p (n / p-point DFTs of
+// the p decimated sequences, then p-point butterflies with twiddles),
+// O(n * sum of n's prime factors). w_N holds exp(-2 pi i k / N) for the
+// top-level N, of which n is a divisor. Used for Bluestein's filter
+// spectrum, once per plan: the tables are made here, before and apart from
+// any executor (axis.cpp runs the plans; it is not called from here).
+void dft_double(const cx<double>* x, int64_t s, cx<double>* y, int64_t n, int64_t N,
+                const std::vector<cx<double>>& w_N) {
+  if (n == 1) {
+    y[0] = x[0];
+    return;
+  }
+  int64_t p = 2;
+  while (n % p) p = (p * p > n) ? n : p + 1;
+  const int64_t q = n / p, step = N / n;  // w_n^k = w_N^(k step)
+  for (int64_t r = 0; r < p; ++r) dft_double(x + r * s, s * p, y + r * q, q, N, w_N);
+  cx<double> small[16];
+  std::vector<cx<double>> big(p > 16 ? p : 0);
+  cx<double>* t = p > 16 ? big.data() : small;
+  for (int64_t k = 0; k < q; ++k) {
+    for (int64_t r = 0; r < p; ++r) t[r] = cx_mul(y[r * q + k], w_N[(r * k % n) * step]);
+    for (int64_t j = 0; j < p; ++j) {
+      cx<double> acc = cx_make<double>(0, 0);
+      for (int64_t r = 0; r < p; ++r) acc = acc + cx_mul(t[r], w_N[(r * j % p) * q * step]);
+      y[j * q + k] = acc;
+    }
+  }
+}
+
 // Bluestein: X[j] = c[j] * sum_k (x[k] c[k]) conj(c[j-k]), c[k] = exp(-i pi k^2 / n),
 // a cyclic convolution of length m >= 2n-1 done with FFTs of length m.
 // c[k] (k < n) and the spectrum B = DFT_m(b) / m of b[k] = conj(c[k]),
-// b[m - k] = b[k] (zero between), in double with our own plan.
+// b[m - k] = b[k] (zero between), in double.
 void bluestein_tables_of(int64_t n, int64_t m, std::vector<cx<double>>& c,
                          std::vector<cx<double>>& B) {
   TORCH_CHECK(n >= 1 && m >= 2 * n - 1, "complexext: Bluestein length ", m, " for ", n);
@@ -98,21 +127,12 @@ void bluestein_tables_of(int64_t n, int64_t m, std::vector<cx<double>>& c,
     b[k] = cx_conj(c[k]);
     if (k) b[m - k] = b[k];
   }
-  auto dp = get_plan<double>(m);
+  std::vector<cx<double>> w(m);
+  for (int64_t k = 0; k < m; ++k) w[k] = root(k, m);
   B.assign(m, cx_make<double>(0, 0));
-  cx_axis_job J{};
-  J.kind = CX_C2C;
-  J.in_type = J.out_type = CX_F64;
-  J.n = J.in_len = J.out_len = m;
-  J.in_stride = J.out_stride = 1;
-  J.in = b.data();
-  J.out = B.data();
-  J.nrows = 1;
-  J.nd = 0;
-  J.scale = 1.0 / (double)m;
-  J.plan = dp->large ? (const void*)dp.get() : (const void*)&dp->d;
-  J.large_fft = dp->large ? &large_fft<double> : nullptr;
-  run_job(J);
+  dft_double(b.data(), 1, B.data(), m, m, w);
+  const double inv = 1.0 / (double)m;
+  for (auto& v : B) v = cx_make<double>(v.re * inv, v.im * inv);
 }
 
 template <class S>
