@@ -1,33 +1,59 @@
 """CPU speed of complexext's complex32 FFT against its peers, and its peak memory.
 
-    python benchmarks/fft_cpu.py [--quick] [--threads N] [--n 256 4099 ...] [--keep-memory]
+    python benchmarks/fft_cpu.py [--kind c2c|r2c|rfft2] [--quick] [--threads N]
+                                 [--n 256 4099 ...] [--no-memory] [--keep-memory]
 
-Each call transforms 4 Mi complex values (1 Mi with --quick): rows of
-length n, batch = 4 Mi // n, along the last dim. Timed, in the same run and
-on the same data:
-  cx c32    complexext.fft.fft on complex32 (fp32 compute inside)
-  torch c64 torch.fft.fft on complex64
-  upcast    chalf -> complex64 -> torch.fft.fft -> chalf (what torch offers
-            for complex32 on CPU)
-  scipy c64 scipy.fft.fft on complex64 numpy data, workers = thread count
+--kind c2c (default): complexext.fft.fft of complex32 against complex64
+peers. Each call transforms 4 Mi complex values (1 Mi with --quick): rows
+of length n, batch = 4 Mi // n, along the last dim.
+--kind r2c: complexext.fft.rfft of float16 against float32 peers, rows as
+for c2c (4 Mi real values a call).
+--kind rfft2: one 2-D rfft2 of a (4, 512, 768) float16 tensor (over the last
+two dims) against float32 peers; --n and --quick do not change the shape.
+
+Timed, in the same run and on the same data (c32/c64 for c2c, f16/f32 for
+r2c and rfft2):
+  cx        complexext.fft.fft / rfft / rfft2 (fp32 compute inside)
+  torch     torch.fft.fft / rfft / rfft2
+  ducc0     ducc0.fft.c2c / r2c, nthreads = thread count; r2c over axes
+            (1, 2) for rfft2. ducc0 (pip install ducc0, the `bench` extra)
+            is optional: without it its columns are left out.
+  scipy     scipy.fft.fft / rfft / rfft2, workers = thread count
+  upcast    to complex64 / float32 -> torch.fft -> complex32 (what torch
+            offers for complex32 and float16 on CPU)
+Outputs: cx, torch and ducc0 write into a preallocated output (out=) made
+once before timing; scipy.fft (no out=) and the upcast path (two
+conversions) allocate theirs in every call. complexext and torch are also
+timed without out= (allocating): their out= computes into a new tensor and
+copies it over, so out= can cost them a copy.
+  copy      a plain copy of the input's bytes into a preallocated tensor of
+            the same dtype and shape (torch's copy_, thread count as set):
+            copy c32 moves 4 B a value each way, as the complex32 fft does
+            (rfft of float16: 2 B in, about 2 B out per input value, as copy
+            f16); copy c64 / f32 does the same for the complex64 / float32
+            peers. It is the transform's memory floor: "copy share" is copy
+            time / transform time (100% would be a transform as fast as
+            moving its bytes once).
 --keep-memory makes glibc keep freed memory (complexext._tools.bench.
 keep_freed_memory): with the default allocator a peer's output may or may
 not fault in fresh pages depending on what ran before it, which moves
-torch's times by up to 2x from run to run; with it, no peer faults and
-each is timed at its allocation best.
+the allocating peers' times by up to 2x from run to run; with it, no peer
+faults and each is timed at its allocation best.
 Time: median of several calls after two warm-up calls; the peers take turns
 (one call each per round, in a shuffled order each round), so a change
 in load falls on all of them alike, and so does the cost of following a
-given peer.
-Speed-up columns are peer time / complexext time: above 1 means complexext
-complex32 is faster.
+given peer. The load average is printed at the start and at the end: on a
+shared machine other work skews the ratios, most of all with 2 threads.
+Speed-up columns are peer time / complexext time (complexext with out=):
+above 1 means complexext is faster; "ducc0 c64 / cx c32" below 1.3 is
+marked.
 
-Peak memory: for each n, a fresh subprocess makes the input, runs one call
-on a single row (plans built), resets the kernel's peak-RSS mark
-(/proc/self/clear_refs), makes the one measured call and reads VmHWM. The
-growth is everything the call touched: output, scratch of every thread,
-temporaries. It is compared with the output size: a complex64 copy of the
-whole input or output would add twice the input size on top.
+Peak memory (--kind c2c only): for each n, a fresh subprocess makes the
+input, runs one call on a single row (plans built), resets the kernel's
+peak-RSS mark (/proc/self/clear_refs), makes the one measured call and
+reads VmHWM. The growth is everything the call touched: output, scratch of
+every thread, temporaries. It is compared with the output size: a complex64
+copy of the whole input or output would add twice the input size on top.
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, where set (older OpenBLAS builds need
 them on some CPUs), slow a current numpy; they are dropped inside this
@@ -38,6 +64,9 @@ import os
 import re
 import subprocess
 import sys
+import time
+
+_T0 = time.perf_counter()  # the run time printed at the end counts the imports
 
 for _v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
     os.environ.pop(_v, None)
@@ -53,7 +82,18 @@ import complexext  # noqa: E402
 from complexext._tools.bench import (interleaved_times, keep_freed_memory, memory_mode,  # noqa: E402
                                random_chalf, upcast_fft)
 
+try:  # an optional peer: the fastest CPU FFT a user can pick
+    import ducc0  # noqa: E402
+except ImportError:
+    ducc0 = None
+
 SIZES = (256, 400, 512, 1000, 1024, 4096, 4099, 65536)
+# primes (2053, 10007), odd composites (1155 = 3*5*7*11, 2187 = 3^7) and a
+# large prime factor (6126 = 6*1021)
+ODD_SIZES = (1155, 2053, 2187, 6126, 10007)
+DEFAULT_SIZES = tuple(sorted(SIZES + ODD_SIZES))
+RFFT2_SHAPE = (4, 512, 768)
+DUCC0_MARK = 1.3  # "ducc0 / cx" below this is marked
 MiB = 1 << 20
 
 
@@ -85,7 +125,31 @@ def measure_memory(n, elements, threads, method):
     return int(out.split()[-1])
 
 
+def _rel(a, b):
+    a, b = torch.as_tensor(a).to(torch.complex128), torch.as_tensor(b).to(torch.complex128)
+    return float((a - b).norm() / b.norm())
+
+
+def _half(shape, seed):
+    """Standard normal data, rounded to float16."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g).to(torch.float16)
+
+
+# kind: complexext / torch / scipy function, ducc0's function name, dims
+# transformed (the last ones), labels of the complexext and peer dtypes
+KINDS = {
+    "c2c": ("fft", "c2c", 1, "c32", "c64"),
+    "r2c": ("rfft", "r2c", 1, "f16", "f32"),
+    "rfft2": ("rfft2", "r2c", 2, "f16", "f32"),
+}
+
+
 def bench(n, elements, threads, reps):
+    """complex32 fft of rows of length n against the allocating peers, as
+    benchmarks/report.py times them (no out=, no ducc0): times in seconds by
+    peer ("cx", "torch", "upcast", "scipy") and the relative RMS difference
+    between the complexext and the upcast results."""
     x = random_chalf((elements // n, n), seed=n)
     x64 = x.to(torch.complex64)
     xnp = x64.numpy()
@@ -103,51 +167,180 @@ def bench(n, elements, threads, reps):
     return t, diff
 
 
+def bench_row(kind, shape, threads, reps):
+    """One row of this script's tables: times in seconds by column key (the
+    peers with out=, allocating, ducc0 where installed, the two copies) and
+    the relative RMS difference between the complexext and the upcast
+    results."""
+    name, ducc_name, ndims, _, _ = KINDS[kind]
+    cx_fn, torch_fn, scipy_fn = (getattr(m, name) for m in (complexext.fft, torch.fft, scipy.fft))
+    if kind == "c2c":
+        x = random_chalf(shape, seed=shape[-1])
+        xp = x.to(torch.complex64)
+        upcast = upcast_fft
+    else:
+        x = _half(shape, seed=shape[-1])
+        xp = x.to(torch.float32)
+        upcast = lambda v: torch_fn(v.to(torch.float32)).to(torch.chalf)  # noqa: E731
+    xnp = xp.numpy()
+    ref = torch_fn(xp)
+    out_cx = torch.empty(ref.shape, dtype=torch.chalf)
+    out_torch = torch.empty_like(ref)
+    copy_in, copy_peer = torch.empty_like(x), torch.empty_like(xp)
+    fns = {
+        "cx": lambda: cx_fn(x, out=out_cx),
+        "torch": lambda: torch_fn(xp, out=out_torch),
+        "cx alloc": lambda: cx_fn(x),
+        "torch alloc": lambda: torch_fn(xp),
+        "scipy": lambda: scipy_fn(xnp, workers=threads),
+        "upcast": lambda: upcast(x),
+        "copy in": lambda: copy_in.copy_(x),
+        "copy peer": lambda: copy_peer.copy_(xp),
+    }
+    # the peers compute the same transform (ducc0's axes, scipy's default dims)
+    checks = {"scipy": fns["scipy"]()}
+    if ducc0 is not None:
+        out_ducc = torch.empty_like(ref).numpy()
+        ducc_fn, axes = getattr(ducc0.fft, ducc_name), tuple(range(x.dim() - ndims, x.dim()))
+        fns["ducc0"] = lambda: ducc_fn(xnp, axes=axes, forward=True, nthreads=threads,
+                                       out=out_ducc)
+        checks["ducc0"] = fns["ducc0"]()
+    for k, y in checks.items():
+        if _rel(y, ref) > 1e-4:
+            raise RuntimeError(f"{k} and torch.fft.{name} disagree: {_rel(y, ref):.1e}")
+    y_cx, y_up = fns["cx"](), upcast(x)
+    # sanity: the two complex32 results agree to about the rounding floor
+    diff = _rel(y_cx, y_up)
+    return interleaved_times(fns, reps=reps), diff
+
+
+def _share(t, copy_key, key):
+    return f"{100 * t[copy_key] / t[key]:.0f}%"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--kind", choices=tuple(KINDS), default="c2c",
+                   help="c2c: fft of complex32 (default); r2c: rfft of float16; "
+                        f"rfft2: rfft2 of a {RFFT2_SHAPE} float16 tensor")
     p.add_argument("--quick", action="store_true", help="1 Mi values a call, fewer repeats")
     p.add_argument("--threads", type=int, default=torch.get_num_threads(),
-                   help="torch threads and scipy workers (default: torch's)")
-    p.add_argument("--n", type=int, nargs="+", default=list(SIZES), help="row lengths")
+                   help="torch threads, scipy workers and ducc0 nthreads (default: torch's)")
+    p.add_argument("--n", type=int, nargs="+", default=None,
+                   help=f"row lengths (default: {' '.join(map(str, DEFAULT_SIZES))})")
     p.add_argument("--elements", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--probe", choices=("cx", "cx-cold", "upcast"), help=argparse.SUPPRESS)
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory table")
     p.add_argument("--keep-memory", action="store_true",
                    help="glibc keeps freed memory (no peer's output faults in fresh pages)")
     a = p.parse_args()
+    if a.kind == "rfft2" and a.n:
+        p.error("--n sets row lengths of --kind c2c and r2c; rfft2 has one shape")
+    sizes = a.n or list(DEFAULT_SIZES)
     elements = a.elements or (MiB if a.quick else 4 * MiB)
     if a.probe:
-        print(probe_memory(a.n[0], elements, a.threads, a.probe))
+        print(probe_memory(sizes[0], elements, a.threads, a.probe))
         return 0
     torch.set_num_threads(a.threads)
     kept = a.keep_memory and keep_freed_memory()
     reps = 5 if a.quick else 9
-    print(f"complexext FFT, CPU: {elements // MiB} Mi complex values a call, rows of length n; "
+    name, _, _, c, pc = KINDS[a.kind]
+    what = {"c2c": f"fft, {elements // MiB} Mi complex values a call, rows of length n",
+            "r2c": f"rfft, {elements // MiB} Mi real values a call, rows of length n",
+            "rfft2": "rfft2 of one {} tensor over its last two dims".format(
+                "x".join(map(str, RFFT2_SHAPE)))}[a.kind]
+    print(f"complexext {name} ({c}) against {pc} peers, CPU: {what}; "
           f"torch {torch.__version__}, ISA {torch.ops.complexext.cpu_isa()}, "
-          f"{a.threads} threads; median of {reps} calls; "
-          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews ratios)")
+          f"{a.threads} threads (torch threads, scipy workers, ducc0 nthreads); "
+          f"median of {reps} calls")
+    print(f"load average at start: {_load()} on {os.cpu_count()} CPUs "
+          f"(other work skews the ratios)")
+    print("ducc0: " + (f"{ducc0.__version__}" if ducc0 is not None else
+                       "not installed (pip install ducc0): its columns are left out"))
     print(memory_mode(kept))
-    print(f"{'n':>6} {'rows':>6} | {'cx c32':>8} {'torch c64':>9} {'upcast':>8} {'scipy c64':>9}"
-          f" | {'speed-up of cx c32 over':^28} | {'diff':>7}")
-    print(f"{'':>6} {'':>6} | {'ms':>8} {'ms':>9} {'ms':>8} {'ms':>9}"
-          f" | {'torch c64':>9} {'upcast':>8} {'scipy c64':>9} | {'':>7}")
-    slower = []
-    for n in a.n:
-        t, diff = bench(n, elements, a.threads, reps)
-        ms = {k: v * 1e3 for k, v in t.items()}
-        print(f"{n:>6} {elements // n:>6} | {ms['cx']:>8.2f} {ms['torch']:>9.2f} "
-              f"{ms['upcast']:>8.2f} {ms['scipy']:>9.2f} | {t['torch'] / t['cx']:>8.2f}x "
-              f"{t['upcast'] / t['cx']:>7.2f}x {t['scipy'] / t['cx']:>8.2f}x | {diff:>7.1e}",
+    print(f"out=: cx, torch{', ducc0' if ducc0 is not None else ''} write into a preallocated "
+          f"output; scipy (no out=) and upcast allocate theirs in every call")
+
+    has_ducc = ducc0 is not None
+    cx, tc, dc, sc = f"cx {c}", f"torch {pc}", f"ducc0 {pc}", f"scipy {pc}"
+    # table 1: times in ms
+    out_keys = ["cx", "torch"] + (["ducc0"] if has_ducc else [])
+    out_heads = [cx, tc] + ([dc] if has_ducc else [])
+    alloc_keys, alloc_heads = ["cx alloc", "torch alloc", "scipy", "upcast"], [cx, tc, sc, "upcast"]
+    copy_keys, copy_heads = ["copy in", "copy peer"], [f"copy {c}", f"copy {pc}"]
+    w = 9
+
+    def group(heads, title):
+        width = (w + 1) * len(heads) - 1
+        return f"{title:^{width}}"[:width]
+
+    def cells(vals):
+        return " ".join(f"{v:>{w}}" for v in vals)
+
+    label_head = f"{'n':>6} {'rows':>6}" if a.kind != "rfft2" else f"{'shape':>13}"
+    print(f"\n{'':>13} | {group(out_heads, 'out= (ms)')} | {group(alloc_heads, 'allocating (ms)')}"
+          f" | {group(copy_heads, 'plain copy (ms)')} |")
+    print(f"{label_head} | {cells(out_heads)} | {cells(alloc_heads)} | {cells(copy_heads)} | "
+          f"{'diff':>7}")
+    shapes = ([RFFT2_SHAPE] if a.kind == "rfft2" else
+              [(elements // n, n) for n in sizes])
+    results = []
+    for shape in shapes:
+        t, diff = bench_row(a.kind, shape, a.threads, reps)
+        label = (f"{shape[1]:>6} {shape[0]:>6}" if a.kind != "rfft2" else
+                 f"{'x'.join(map(str, shape)):>13}")
+        results.append((label, shape, t))
+        ms = lambda keys: cells(f"{t[k] * 1e3:.2f}" for k in keys)  # noqa: E731
+        print(f"{label} | {ms(out_keys)} | {ms(alloc_keys)} | {ms(copy_keys)} | {diff:>7.1e}",
               flush=True)
-        if t["cx"] > t["torch"]:
-            slower.append(n)
-    print("diff: relative RMS difference between the complexext and the upcast complex32 "
-          "results;\n      both round an fp32 result once, so they agree far below the 2e-4 floor")
-    print("complexext c32 no slower than torch c64 at every n: "
-          + ("yes" if not slower else f"NO (slower at n = {slower})"))
+    print(f"diff: relative RMS difference between the complexext and the upcast complex32 "
+          f"results;\n      both round an fp32 result once, so they agree far below the 2e-4 floor")
+
+    # table 2: ratios
+    ratio_head = f"{dc} / {cx}"
+    share_heads = [cx, tc] + ([dc] if has_ducc else []) + [sc]
+    share_keys = ["cx", "torch"] + (["ducc0"] if has_ducc else []) + ["scipy"]
+    speed_heads = [tc, sc, "upcast"]
+    print((f"\n{'':>13} | {group(speed_heads, f'speed-up of {cx} over')} |"
+           + (f" {'':>{len(ratio_head) + 2}} |" if has_ducc else "")
+           + f" {group(share_heads, 'copy share')}").rstrip())
+    print(f"{label_head} | {cells(speed_heads)} |"
+          + (f" {ratio_head}   |" if has_ducc else "") + f" {cells(share_heads)}")
+    slower, marked = [], []
+    for label, shape, t in results:
+        speed = cells(f"{t[k] / t['cx']:.2f}x" for k in ("torch", "scipy", "upcast"))
+        row = f"{label} | {speed} |"
+        if has_ducc:
+            r = t["ducc0"] / t["cx"]
+            mark = " *" if r < DUCC0_MARK else "  "
+            row += f" {r:>{len(ratio_head)}.2f}{mark} |"
+            if r < DUCC0_MARK:
+                marked.append(label.split()[0])
+        shares = [_share(t, "copy in", "cx")] + [_share(t, "copy peer", k) for k in share_keys[1:]]
+        print(row + " " + cells(shares), flush=True)
+        if t["cx"] > t["torch"] or t["cx alloc"] > t["torch alloc"]:
+            slower.append(label.split()[0])
+    print("speed-up: peer time / complexext time, complexext with out= (above 1: complexext "
+          "faster)")
+    if has_ducc:
+        print(f"{ratio_head}: ducc0 time / complexext time; * below {DUCC0_MARK}: "
+              + (f"at {', '.join(marked)}" if marked else "nowhere"))
+    print(f"copy share: copy time / transform time; copy {c} for {cx}, copy {pc} for the "
+          f"{pc} peers (the bytes each reads and writes: its memory floor)")
+    at = "the shape" if a.kind == "rfft2" else "every n"
+    print(f"complexext {c} no slower than torch {pc} at {at} (out= and allocating): "
+          + ("yes" if not slower else f"NO (slower at {', '.join(slower)})"))
     if not a.no_memory:
-        memory_table(a.n, elements, a.threads)
+        if a.kind == "c2c":
+            memory_table(sizes, elements, a.threads)
+        else:
+            print("\n(peak-memory table: --kind c2c only)")
+    print(f"\nload average at end: {_load()}; the run took {time.perf_counter() - _T0:.0f} s")
     return 0
+
+
+def _load():
+    return " ".join(f"{v:.2f}" for v in os.getloadavg()) + " (1, 5, 15 min)"
 
 
 def memory_table(sizes, elements, threads):
