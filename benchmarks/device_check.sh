@@ -153,6 +153,9 @@ bench() {
   else
     "$PY" benchmarks/gpu.py --write-conv-table
   fi
+  # the complex32 product on the tensor cores against torch complex64
+  # (target: 3 x at 4096^2), after the FFT table so that it cannot crowd it out
+  "$PY" benchmarks/matmul.py --device cuda --sizes 1024 4096 --reps 3 || true
 }
 
 # `bash device_check.sh _stage NAME` runs one stage function (timeout runs
