@@ -119,6 +119,14 @@ def _one_device(fname, tensors):
                          f"{', '.join(sorted(map(str, devices)))}")
 
 
+def _check_operands(fname, ops):
+    """One device, and no double-precision operand, for a rerouted call."""
+    _one_device(fname, ops)
+    for t in ops:
+        if t.dtype in _REFUSED:
+            _refuse(fname, t)
+
+
 def _half(fname, t, kinds):
     """t cast to its half dtype when its dtype is in kinds; None: leave the call alone."""
     if t.dtype in _REFUSED:
@@ -192,7 +200,8 @@ class _Mode(TorchFunctionMode):
         return tree_map(down, res)
 
     # torch.fft
-    def _fft(self, name, real_in):
+    @staticmethod
+    def _fft(name, real_in):
         kinds = (torch.float16, torch.float32) if real_in else (torch.complex64, torch.complex32,
                                                                  torch.float16)
         fname = "torch.fft." + name
@@ -243,7 +252,8 @@ class _Mode(TorchFunctionMode):
         return _stft.istft(**a)
 
     # torch.nn.functional convolutions with a complex operand
-    def _conv(self, name, transpose):
+    @staticmethod
+    def _conv(name, transpose):
         fname = "torch.nn.functional." + name
         ours = getattr(_cxF, name)
 
@@ -255,10 +265,7 @@ class _Mode(TorchFunctionMode):
             ops = [t for t in (x, w, b) if isinstance(t, torch.Tensor)]
             if not any(t.is_complex() for t in ops) or not mode._mine(ops):
                 return NotImplemented
-            _one_device(fname, ops)
-            for t in ops:
-                if t.dtype in _REFUSED:
-                    _refuse(fname, t)
+            _check_operands(fname, ops)
             if any(t.dtype not in _HALF for t in ops):
                 return NotImplemented
             for k in ("input", "weight", "bias"):
@@ -268,7 +275,8 @@ class _Mode(TorchFunctionMode):
         return handler
 
     # matrix products with complex operands
-    def _products(self, fname, ours, swap=False):
+    @staticmethod
+    def _products(fname, ours, swap=False):
         def handler(mode, func, args, kwargs):
             a, b = (args[1], args[0]) if swap else (args[0], args[1])
             ops = (a, b)
@@ -276,10 +284,7 @@ class _Mode(TorchFunctionMode):
                 return NotImplemented
             if not all(t.is_complex() for t in ops):
                 return NotImplemented
-            _one_device(fname, ops)
-            for t in ops:
-                if t.dtype in _REFUSED:
-                    _refuse(fname, t)
+            _check_operands(fname, ops)
             return ours(a.to(_C32), b.to(_C32))
         return handler
 
@@ -302,10 +307,7 @@ class _Mode(TorchFunctionMode):
             return NotImplemented
         if not self._mine(ops):
             return NotImplemented
-        _one_device("torch.einsum", ops)
-        for t in ops:
-            if t.dtype in _REFUSED:
-                _refuse("torch.einsum", t)
+        _check_operands("torch.einsum", ops)
         return _mm.einsum(eq, *[t.to(_C32) for t in ops])
 
 
@@ -364,16 +366,17 @@ _ISTFT_SIG = ("input", "n_fft", "hop_length", "win_length", "window", "center", 
 
 @functools.cache
 def _handlers():
-    """func -> handler(mode, func, args, kwargs): the calls that autocast reroutes."""
+    """func -> handler(mode, func, args, kwargs): the calls that autocast reroutes
+    (the Mode's methods, and handlers made by its static factories)."""
     h = {}
     for name in _FFT_COMPLEX_IN + _FFT_REAL_IN:
-        h[getattr(torch.fft, name)] = _Mode._fft(None, name, name in _FFT_REAL_IN)
+        h[getattr(torch.fft, name)] = _Mode._fft(name, name in _FFT_REAL_IN)
     for f in (torch.stft, torch.Tensor.stft):
         h[f] = _Mode._stft
     for f in (torch.istft, torch.Tensor.istft):
         h[f] = _Mode._istft
     for name in ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"):
-        h[getattr(torch.nn.functional, name)] = _Mode._conv(None, name, "transpose" in name)
+        h[getattr(torch.nn.functional, name)] = _Mode._conv(name, "transpose" in name)
     for f, fname, ours in ((torch.matmul, "torch.matmul", _mm.matmul),
                            (torch.Tensor.matmul, "torch.matmul", _mm.matmul),
                            (torch.Tensor.__matmul__, "torch.matmul", _mm.matmul),
@@ -381,8 +384,8 @@ def _handlers():
                            (torch.Tensor.mm, "torch.mm", _mm.matmul),
                            (torch.bmm, "torch.bmm", _mm.bmm),
                            (torch.Tensor.bmm, "torch.bmm", _mm.bmm)):
-        h[f] = _Mode._products(None, fname, ours)
-    h[torch.Tensor.__rmatmul__] = _Mode._products(None, "torch.matmul", _mm.matmul, swap=True)
+        h[f] = _Mode._products(fname, ours)
+    h[torch.Tensor.__rmatmul__] = _Mode._products("torch.matmul", _mm.matmul, swap=True)
     h[torch.einsum] = _Mode._einsum
     h[torch.polar] = _Mode._polar
     return h
