@@ -144,7 +144,7 @@ def test_isa_env_cannot_raise_above_the_cpu():
 def test_row_kernel_plans_only_where_row_kernels_run():
     """The plans only the row kernels read (the plan of n that pairs two
     400-point real rows, the row plan of 16384) are built where the
-    instruction set has row kernels (AVX-512), and not elsewhere."""
+    instruction set has row kernels (AVX-512, AVX2), and not elsewhere."""
     code = ("import torch, complexext; c = complexext.backends.plan_cache; "
             "complexext.fft.rfft(torch.randn(4, 400)); a = c.size; "
             "complexext.fft.fft(torch.randn(4, 16384, dtype=torch.complex64)); "
@@ -158,7 +158,7 @@ def test_row_kernel_plans_only_where_row_kernels_run():
             continue  # this CPU lacks it
         # rfft 400: the plan of 200 and the real twiddles, + the plan of 400
         # to pair rows; fft 16384: two plans on every ISA, + the row plan
-        rows = isa == "avx512"
+        rows = isa in ("avx2", "avx512")
         assert (int(rfft_plans), int(fft_plans)) == (2 + rows, 2 + rows), isa
 
 
@@ -202,7 +202,7 @@ def row_kernel_inputs():
     yield "sliced batch", lambda n, dt: torch.randn(3, 10, n, dtype=dt)[:, 1::3]
 
 
-# The AVX-512 row kernels: 256 and 512 (lane_row256.h), and n = 16*m
+# The row kernels (AVX-512, AVX2): 256 and 512 (lane_row256.h), and n = 16*m
 # (lane_rowm.h) with m a multiple of 16 (1024, 4096) or not (400, 25 * 16).
 ROW_LENGTHS = [256, 400, 512, 1024, 4096]
 
@@ -230,6 +230,52 @@ def test_row_kernel_lengths(n, case, dtype):
         assert got.shape[-1] == n + 1
         assert rel_rms(to_np(got), ref) <= limit(ref), ("r2c", norm)
     assert torch.equal(torch.view_as_real(x), torch.view_as_real(before))
+
+
+ROW_CHECK = r"""
+import json, numpy as np, scipy.fft as sf, torch, complexext
+ops = torch.ops.complexext
+torch.manual_seed(0)
+def err(got, ref):  # relative RMS error, and the same for ref rounded to complex32
+    got = got.to(torch.complex128).numpy()
+    rnd = torch.from_numpy(ref).to(torch.complex32).to(torch.complex128).numpy()
+    e = lambda a: float(np.sqrt(np.mean(np.abs(a - ref) ** 2) / np.mean(np.abs(ref) ** 2)))
+    return e(got), e(rnd)
+out = {"isa": ops.cpu_isa()}
+for n in (256, 400, 512, 1024, 4096, 16384, 65536):
+    x = torch.randn(3, n, dtype=torch.complex64).to(torch.complex32)
+    xn = x.to(torch.complex128).numpy()
+    for forward in (True, False):
+        got = ops.fft_c2c(x, [1], 1, forward)
+        out[f"c2c {n} {forward}"] = err(got, (sf.fft if forward else sf.ifft)(xn, axis=1, norm="ortho"))
+    r = torch.randn(5, 2 * n).half()  # even real: pairs through the row of n; 400 in pairs of rows
+    out[f"r2c {2 * n}"] = err(ops.fft_r2c(r, [1], 0, True), sf.rfft(r.double().numpy(), axis=1))
+    if n <= 4096:
+        w = torch.hann_window(n)
+        got = complexext.stft(x.real.float().flatten().half(), n, n // 4, window=w, center=False,
+                              return_complex=True)
+        ref = torch.stft(x.real.float().flatten().double(), n, n // 4, window=w.double(),
+                         center=False, return_complex=True).numpy()
+        out[f"stft {n}"] = err(got, ref)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("isa", ["avx2", "avx512"])
+def test_row_kernels_of_every_isa(isa):
+    """The row kernels (16 lanes: one AVX-512 register, or two AVX2 ones) run
+    under each instruction set that has them, so that a CPU with AVX-512
+    checks the AVX2 kernels too: c2c both ways, even real rows (through the
+    row of n/2, or two rows as one complex row at 800) and a windowed STFT,
+    complex32 within 1.15 x the floor against float64."""
+    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
+    res = subprocess.run([sys.executable, "-c", ROW_CHECK], env=env, capture_output=True,
+                         text=True, check=True)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    if out.pop("isa") != isa:
+        pytest.skip(f"this CPU lacks {isa}")
+    bad = {k: v for k, v in out.items() if v[0] > 1.15 * v[1]}
+    assert not bad
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)

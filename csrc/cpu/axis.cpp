@@ -171,7 +171,7 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
   // (four_step_rows reads and writes rows in place, without the windows)
   const bool plain = J.kind == CX_C2C && !J.win_in && !J.win_out;
   if (rows && P->large && P->n1 && len % 16 == 0 && len <= 65536) {
-    // One row at a time where a row kernel takes the job (AVX-512, unit
+    // One row at a time where a row kernel takes the job (AVX-512/AVX2, unit
     // strides): up to n = 65536 its length-n/16 DFT (2 x 512 KiB of
     // vectors) runs in L2, where four-step passes over the whole row twice
     // and strides through it once (64 x 65536 complex32: 6.8 -> 5.9 ms,

@@ -4,6 +4,7 @@
 #pragma GCC target("avx2,fma,f16c")
 #include <immintrin.h>
 #define CX_F16C 1
+#define CX_AVX2 1
 #define CX_NS cx_avx2
 #define CX_VEC_BYTES 32
 #include "lanes_impl.h"

@@ -62,12 +62,13 @@ struct pair_io {
   }
 };
 
-#if defined(CX_AVX512)
 // The per-pair moves run once per element of every row: a call for each
 // (with the 128-byte pair of vectors passed on the stack) cost more than
 // the move itself, so they are always inlined and their rare slow paths
 // never are.
 #define CX_LANE_INLINE __attribute__((always_inline)) inline
+
+#if defined(CX_AVX512)
 
 // Lane offsets relative to lane 0, in scalars, as gather indices (usable
 // when they fit in int32).

@@ -3,7 +3,8 @@
 // guard, no includes of its own.
 //
 // Length 256 complex (and 512 even real) transforms one row at a time,
-// vectorised along the row, with AVX-512: the commonest lengths of all
+// vectorised along the row (16 lanes: AVX-512, or AVX2 as two halves;
+// lane_rowvec.h): the commonest lengths of all
 // (a 512-point STFT frame is a 256-point complex transform) skip the lane
 // buffers altogether.
 //
@@ -21,73 +22,14 @@
 // 16 rows, which costs more than the transform itself at this length.
 // Included inside the ISA namespace of lanes_impl.h.
 
-#if defined(CX_AVX512)
-// 16 complex values, as 16 pairs of scalars in memory.
-template <class T> struct row_pairs;
-// 16 pairs of floats as 16 re and 16 im: one two-source permute each.
-CX_LANE_INLINE static cx<vf> row_deinterleave(__m512 lo, __m512 hi) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  return cx_make<vf>((vf)_mm512_permutex2var_ps(lo, even, hi), (vf)_mm512_permutex2var_ps(lo, odd, hi));
-}
-// fp16 pairs are converted from memory and the floats deinterleaved, and
-// interleaved as floats and converted into memory: vcvtph2ps from memory
-// and vcvtps2ph to memory each take one vector-port uop fewer than their
-// register forms, which the word permute of pair_io::pack / unpack would
-// add to (7 -> 6 uops a load, 7 -> 4 a store; measured on Sapphire Rapids).
-// (Compilers keep an intrinsic's conversion and store apart, so the
-// memory form is asked for in asm; round to nearest, no exceptions.)
-// 16 floats to 16 halves at p.
-CX_LANE_INLINE static void cvt_store_ph(cx_half_t* p, __m512 x) {
-  __asm__("vcvtps2ph $8, %1, %0" : "=m"(*(cx_half_t(*)[16])p) : "v"(x));
-}
-// The first `words` of them only (a masked store).
-CX_LANE_INLINE static void cvt_store_ph(cx_half_t* p, __m512 x, unsigned words) {
-  if (words >= 16) return cvt_store_ph(p, x);
-  if (!words) return;
-  const __mmask16 k = (__mmask16)((1u << words) - 1);
-  __asm__("vcvtps2ph $8, %1, %0%{%2%}" : "+m"(*(cx_half_t(*)[16])p) : "v"(x), "Yk"(k));
-}
-template <> struct row_pairs<cx_half_t> {
-  CX_LANE_INLINE static cx<vf> load(const cx_half_t* p) {
-    return row_deinterleave(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p)),
-                            _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(p + 16))));
-  }
-  CX_LANE_INLINE static void store(cx_half_t* p, cx<vf> z) {
-    __m512d lo, hi;
-    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
-    cvt_store_ph(p, _mm512_castpd_ps(lo));
-    cvt_store_ph(p + 16, _mm512_castpd_ps(hi));
-  }
-};
-template <> struct row_pairs<float> {
-  CX_LANE_INLINE static cx<vf> load(const float* p) {
-    return row_deinterleave(_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16));
-  }
-  CX_LANE_INLINE static void store(float* p, cx<vf> z) {
-    __m512d lo, hi;
-    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
-    _mm512_storeu_pd((double*)p, lo);
-    _mm512_storeu_pd((double*)(p + 16), hi);
-  }
-};
-
-static inline void transpose16_ps(vf* v) {
-  __m512i r[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_castps_si512((__m512)v[i]);
-  transpose16_epi32(r);
-  for (int i = 0; i < 16; ++i) v[i] = (vf)_mm512_castsi512_ps(r[i]);
-}
-
+#if defined(CX_ROWS)
 // ---- the steps every row kernel shares ------------------------------------
 // v[c] *= (re, im)[16c .. 16c + 16) for 1 <= c < count (vector c, lane b
 // times w^(b*c); c = 0 is all ones).
-CX_LANE_INLINE static void row_twiddle(cx<vf>* v, cx_i64 count, const float* re, const float* im) {
+CX_LANE_INLINE static void row_twiddle(cx<rv>* v, cx_i64 count, const float* re, const float* im) {
   for (cx_i64 c = 1; c < count; ++c) {
-    vf wr, wi;
-    __builtin_memcpy(&wr, re + 16 * c, sizeof(vf));
-    __builtin_memcpy(&wi, im + 16 * c, sizeof(vf));
-    v[c] = cx_mul(v[c], cx_make<vf>(wr, wi));
+    const rv wr = rv_load(re + 16 * c), wi = rv_load(im + 16 * c);
+    v[c] = cx_mul(v[c], cx_make<rv>(wr, wi));
   }
 }
 
@@ -95,16 +37,16 @@ CX_LANE_INLINE static void row_twiddle(cx<vf>* v, cx_i64 count, const float* re,
 // taken as 0), transposed (vector b, lane c) and put through a DFT-16 down
 // the vectors: out[d], lane c = sum_b v[c] lane b * w16^(b*d). v is read
 // whole before out is written, so out may be v.
-CX_LANE_INLINE static void row_last_step(const cx<vf>* v, int cnt, cx<vf>* out) {
-  vf re[16], im[16];
+CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) {
+  rv re[16], im[16];
   for (int i = 0; i < 16; ++i) {
-    re[i] = i < cnt ? v[i].re : (vf){};
-    im[i] = i < cnt ? v[i].im : (vf){};
+    re[i] = i < cnt ? v[i].re : (rv){};
+    im[i] = i < cnt ? v[i].im : (rv){};
   }
   transpose16_ps(re);
   transpose16_ps(im);
-  for (int i = 0; i < 16; ++i) out[i] = cx_make<vf>(re[i], im[i]);
-  cx_dft16<vf, float>(out);
+  for (int i = 0; i < 16; ++i) out[i] = cx_make<rv>(re[i], im[i]);
+  cx_dft16<rv, float>(out);
 }
 
 // What every row kernel needs of a job: fp32 compute, unit strides, no
@@ -167,8 +109,8 @@ struct row256_tables {
 
 // The 256-point DFT of v (element 16a+b in v[a], lane b), in place: on
 // return v[d] lane c holds X[c + 16d].
-static inline void row256_fft(cx<vf>* v, const row256_tables& T) {
-  cx_dft16<vf, float>(v);
+static inline void row256_fft(cx<rv>* v, const row256_tables& T) {
+  cx_dft16<rv, float>(v);
   row_twiddle(v, 16, &T.twr[0][0], &T.twi[0][0]);
   row_last_step(v, 16, v);
 }
@@ -176,15 +118,13 @@ static inline void row256_fft(cx<vf>* v, const row256_tables& T) {
 // Loads a row's 256 pairs, conjugated (c2c inverse) and windowed as asked.
 template <class Ti>
 CX_LANE_INLINE static void row256_load(const Ti* in, const row256_tables& T, bool conj, bool win,
-                                       cx<vf>* v) {
+                                       cx<rv>* v) {
   for (int a = 0; a < 16; ++a) {
-    cx<vf> z = row_pairs<Ti>::load(in + 32 * a);
+    cx<rv> z = row_pairs<Ti>::load(in + 32 * a);
     if (conj) z.im = -z.im;
     if (win) {
-      vf wr, wi;
-      __builtin_memcpy(&wr, T.win_re[a], sizeof(vf));
-      __builtin_memcpy(&wi, T.win_im[a], sizeof(vf));
-      z = cx_make<vf>(z.re * wr, z.im * wi);
+      const rv wr = rv_load(T.win_re[a]), wi = rv_load(T.win_im[a]);
+      z = cx_make<rv>(z.re * wr, z.im * wi);
     }
     v[a] = z;
   }
@@ -204,12 +144,12 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
     const cx_i64 io = at.io, oo = at.oo;
     const Ti* x = in + io * cin;
     To* y = out + oo * 2;
-    cx<vf> v[16];
+    cx<rv> v[16];
     row256_load<Ti>(x, T, conj_in, win, v);
     row256_fft(v, T);
     if (c2c) {
       const float si = J->conj_out ? -sc : sc;
-      for (int d = 0; d < 16; ++d) row_pairs<To>::store(y + 32 * d, cx_make<vf>(v[d].re * sc, v[d].im * si));
+      for (int d = 0; d < 16; ++d) row_pairs<To>::store(y + 32 * d, cx_make<rv>(v[d].re * sc, v[d].im * si));
       continue;
     }
     // Even real: Z = v is the DFT of the pairs z[m] = x[2m] + i x[2m+1],
@@ -218,19 +158,16 @@ static void row256_run(const cx_axis_job* J, const row256_tables& T, cx_i64 r0, 
     // FMAs a vector (the 1/2 already in Z). Lane l of vector d is
     // k = 16d + l, and Z[256-k] is lane 0 of vector (16-d)%16 for l = 0,
     // else lane 16-l of vector 15-d.
-    const __m512i rev = _mm512_setr_epi32(0, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17);
     const float z0re = v[0].re[0], z0im = v[0].im[0];
 #pragma GCC unroll 16
     for (int d = 0; d < 16; ++d) {
-      const cx<vf>& A = v[(16 - d) & 15];
-      const cx<vf>& B = v[15 - d];
-      const vf pr = (vf)_mm512_permutex2var_ps((__m512)A.re, rev, (__m512)B.re);
-      const vf pi = (vf)_mm512_permutex2var_ps((__m512)A.im, rev, (__m512)B.im);
-      vf wr, wi;
-      __builtin_memcpy(&wr, T.rwr[d], sizeof(vf));
-      __builtin_memcpy(&wi, T.rwi[d], sizeof(vf));
-      const vf sr = v[d].re + pr, si = v[d].im - pi, dr = v[d].re - pr, di = v[d].im + pi;
-      cx<vf> X = cx_make<vf>(sr + wr * dr - wi * di, si + wr * di + wi * dr);
+      const cx<rv>& A = v[(16 - d) & 15];
+      const cx<rv>& B = v[15 - d];
+      const rv pr = rv_mirror(A.re, B.re);
+      const rv pi = rv_mirror(A.im, B.im);
+      const rv wr = rv_load(T.rwr[d]), wi = rv_load(T.rwi[d]);
+      const rv sr = v[d].re + pr, si = v[d].im - pi, dr = v[d].re - pr, di = v[d].im + pi;
+      cx<rv> X = cx_make<rv>(sr + wr * dr - wi * di, si + wr * di + wi * dr);
       if (scaled) X = cx_scale(X, sc);
       row_pairs<To>::store(y + 32 * d, X);
     }
@@ -286,7 +223,7 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
     const cx_i64 io = at.io, oo = at.oo;
     const Ti* x = in + io * 2;
     To* y = out + oo * 2;
-    cx<vf> e[16], o[16], a[32];
+    cx<rv> e[16], o[16], a[32];
     for (int j = 0; j < 16; ++j) {
       e[j] = row_pairs<Ti>::load(x + 64 * j);
       o[j] = row_pairs<Ti>::load(x + 64 * j + 32);
@@ -295,19 +232,19 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
         o[j].im = -o[j].im;
       }
     }
-    cx_dft16<vf, float>(e);
-    cx_dft16<vf, float>(o);
+    cx_dft16<rv, float>(e);
+    cx_dft16<rv, float>(o);
     for (int c = 0; c < 16; ++c) {
-      const cx<vf> t = c ? cx_mul(o[c], cx_make<float>(T.hr[c], T.hi[c])) : o[c];
+      const cx<rv> t = c ? cx_mul(o[c], cx_make<float>(T.hr[c], T.hi[c])) : o[c];
       a[c] = e[c] + t;
       a[c + 16] = e[c] - t;
     }
     row_twiddle(a, 32, &T.twr[0][0], &T.twi[0][0]);
     for (int h = 0; h < 2; ++h) {
-      cx<vf> v[16];
+      cx<rv> v[16];
       row_last_step(a + 16 * h, 16, v);
       for (int d = 0; d < 16; ++d)
-        row_pairs<To>::store(y + 64 * d + 32 * h, cx_make<vf>(v[d].re * sc, v[d].im * si));
+        row_pairs<To>::store(y + 64 * d + 32 * h, cx_make<rv>(v[d].re * sc, v[d].im * si));
     }
   }
 }

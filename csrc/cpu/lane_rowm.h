@@ -3,7 +3,7 @@
 // guard, no includes of its own.
 //
 // Any length n = 16*m (m >= 16) one row at a time, vectorised along the
-// row, with AVX-512: the general form of the n = 256 and 512 kernels of
+// row (16 lanes, lane_rowvec.h): the general form of the n = 256 and 512 kernels of
 // lane_row256.h, for the lengths those do not take (400, 1024, 4096, ...;
 // even real transforms of n = 32*m).
 //
@@ -22,33 +22,7 @@
 // take the post-process from there (r2c_post_row).
 // Included inside the ISA namespace of lanes_impl.h, after lane_row256.h.
 
-#if defined(CX_AVX512)
-// 16 pairs, the first cnt of them, to p.
-template <class T> struct row_pairs_masked;
-template <> struct row_pairs_masked<cx_half_t> {
-  CX_LANE_INLINE static void store(cx_half_t* p, cx<vf> z, int cnt) {
-    if (cnt == 16) return row_pairs<cx_half_t>::store(p, z);
-    __m512d lo, hi;
-    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
-    cvt_store_ph(p, _mm512_castpd_ps(lo), 2 * (unsigned)(cnt < 8 ? cnt : 8));
-    cvt_store_ph(p + 16, _mm512_castpd_ps(hi), 2 * (unsigned)(cnt > 8 ? cnt - 8 : 0));
-  }
-};
-template <> struct row_pairs_masked<float> {
-  CX_LANE_INLINE static void store(float* p, cx<vf> z, int cnt) {
-    __m512d lo, hi;
-    pair_io<float, float, lanes_of<float> >::interleave(z, lo, hi);
-    if (cnt == 16) {
-      _mm512_storeu_pd((double*)p, lo);
-      _mm512_storeu_pd((double*)(p + 16), hi);
-      return;
-    }
-    const unsigned m = (1u << cnt) - 1;
-    _mm512_mask_storeu_pd((double*)p, (__mmask8)(m & 0xff), lo);
-    _mm512_mask_storeu_pd((double*)(p + 16), (__mmask8)(m >> 8), hi);
-  }
-};
-
+#if defined(CX_ROWS)
 // The plan of J if this kernel takes J, else 0: fp32 compute, unit
 // strides, no four-step twiddle or output window, every output written.
 static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
@@ -69,12 +43,12 @@ template <int N> struct row_count {
 // The first pass of the plan of m (radix R, ns = 1) with the row read as
 // it goes: get(a) gives vector a of the row (element 16a + b in lane b).
 template <int R, class G>
-CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<vf>* y, G get) {
+CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<rv>* y, G get) {
   const cx_i64 q = m / R;
   for (cx_i64 j = 0; j < q; ++j) {
-    cx<vf> v[R];
+    cx<rv> v[R];
     for (int r = 0; r < R; ++r) v[r] = get(j + r * q);
-    cx_dft<vf, float>(v, R, tw);
+    cx_dft<rv, float>(v, R, tw);
     for (int r = 0; r < R; ++r) y[j * R + r] = v[r];
   }
 }
@@ -85,7 +59,7 @@ CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<vf>
 // plan's first pass itself when that is a fixed-radix pass (pass_fixed's
 // ns = 1 case, the same operations), else into A first.
 template <class G, class F>
-CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<vf>* B, G get,
+CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<rv>* B, G get,
                                     F put) {
   const cx_i64 m = p->row->n;
   const cx_pass& p0 = p->row->passes[0];
@@ -102,14 +76,12 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<
       done = 0;
       for (cx_i64 a = 0; a < m; ++a) A[a] = get(a);
   }
-  const cx<vf>* R = stockham<vf, float>(p->row, A, B, done);
+  const cx<rv>* R = stockham<rv, float>(p->row, A, B, done);
   // the twiddles on the way in: vector c times row_re/im[16c ..] (c = 0: ones)
   const auto twiddled = [&](cx_i64 c) {
     if (c == 0) return R[0];
-    vf wr, wi;
-    __builtin_memcpy(&wr, p->row_re + 16 * c, sizeof(vf));
-    __builtin_memcpy(&wi, p->row_im + 16 * c, sizeof(vf));
-    return cx_mul(R[c], cx_make<vf>(wr, wi));
+    const rv wr = rv_load(p->row_re + 16 * c), wi = rv_load(p->row_im + 16 * c);
+    return cx_mul(R[c], cx_make<rv>(wr, wi));
   };
   // The partial block, if any, first (so that a put may store it whole,
   // its idle lanes landing on the next row's first columns, which a full
@@ -119,7 +91,7 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<
   const cx_i64 full = m / 16 * 16;
   const auto tail = [&](auto count) {  // count: a constant, or the int itself
     const int cnt = (int)count;
-    cx<vf> v[16];
+    cx<rv> v[16];
     for (int i = 0; i < cnt; ++i) v[i] = twiddled(full + i);
     row_last_step(v, cnt, v);
     put(full, cnt, v);
@@ -129,7 +101,7 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<vf>* A, cx<
   if (m - full == 9) tail(row_count<9>());
   else if (full < m) tail((int)(m - full));
   for (cx_i64 c0 = 0; c0 < full; c0 += 16) {
-    cx<vf> v[16];
+    cx<rv> v[16];
     for (int i = 0; i < 16; ++i) v[i] = twiddled(c0 + i);
     row_last_step(v, 16, v);
     put(c0, 16, v);
@@ -143,8 +115,8 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   const bool c2c = J->kind == CX_C2C, conj = J->conj_in != 0;
   const float* win = (const float*)J->win_in;
   const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
-  cx<vf>* A = (cx<vf>*)scratch;
-  cx<vf>* B = A + m + CX_LANE_SKEW;
+  cx<rv>* A = (cx<rv>*)scratch;
+  cx<rv>* B = A + m + CX_LANE_SKEW;
   cx<float>* Z = (cx<float>*)(B + m + CX_LANE_SKEW);  // r2c: the row's Z, h values
   row_cursor at(J, r0);
   for (cx_i64 r = r0; r < r1; ++r, at.next()) {
@@ -152,21 +124,21 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
     const Ti* x = (const Ti*)J->in + io * (c2c ? 2 : 1);
     To* y = (To*)J->out + oo * 2;
     const auto get = [&](cx_i64 a) {
-      cx<vf> z = row_pairs<Ti>::load(x + 32 * a);
+      cx<rv> z = row_pairs<Ti>::load(x + 32 * a);
       if (conj) z.im = -z.im;
       if (win && c2c) {
-        const vf w = (vf)_mm512_loadu_ps(win + 16 * a);
-        z = cx_make<vf>(z.re * w, z.im * w);
+        const rv w = rv_load(win + 16 * a);
+        z = cx_make<rv>(z.re * w, z.im * w);
       } else if (win) {  // the window at the pair's two reals
-        const cx<vf> w = row_deinterleave(_mm512_loadu_ps(win + 32 * a), _mm512_loadu_ps(win + 32 * a + 16));
-        z = cx_make<vf>(z.re * w.re, z.im * w.im);
+        const cx<rv> w = row_pairs<float>::load(win + 32 * a);
+        z = cx_make<rv>(z.re * w.re, z.im * w.im);
       }
       return z;
     };
-    rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<vf>* v) {
+    rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<rv>* v) {
       if (c2c) {
         for (int d = 0; d < 16; ++d)
-          row_pairs_masked<To>::store(y + 2 * (c0 + m * d), cx_make<vf>(v[d].re * sc, v[d].im * si),
+          row_pairs_masked<To>::store(y + 2 * (c0 + m * d), cx_make<rv>(v[d].re * sc, v[d].im * si),
                                       cnt);
       } else {
         for (int d = 0; d < 16; ++d)
@@ -185,12 +157,6 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   }
 }
 
-// 16 reals from p as fp32.
-CX_LANE_INLINE static vf row_reals(const cx_half_t* p) {
-  return (vf)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));
-}
-CX_LANE_INLINE static vf row_reals(const float* p) { return (vf)_mm512_loadu_ps(p); }
-
 // Even real transforms whose half length is not 16*m (n = 400: 200 = 8 *
 // 25) take two rows at a time instead: z = x1 + i x2 is a complex row of n
 // = 16*m, transformed as above with the plan of n (J->plan_pair), and
@@ -200,8 +166,8 @@ template <class Ti, class To>
 static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0,
                           cx_i64 r1, void* scratch) {
   const cx_i64 m = p->row->n, n = p->n, h = n / 2;
-  cx<vf>* A = (cx<vf>*)scratch;
-  cx<vf>* B = A + m + CX_LANE_SKEW;
+  cx<rv>* A = (cx<rv>*)scratch;
+  cx<rv>* B = A + m + CX_LANE_SKEW;
   // Z's real and imaginary parts, apart: both the blocks' stores and the
   // split's loads (forwards and lane-reversed) are then plain vectors
   float* Zr = (float*)(B + m + CX_LANE_SKEW);
@@ -218,7 +184,6 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
   const float sc = (float)J->scale;
   const bool scaled = sc != 1.0f;
   const cx_i64 out_bytes = (h + 1) * 2 * (cx_i64)sizeof(To);
-  const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   row_cursor at(J, r0), ahead(J, r0 + 2);
   for (cx_i64 r = r0; r < r1; r += 2) {
     const bool two = r + 1 < r1;
@@ -238,9 +203,9 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       for (cx_i64 b = 0; b < out_bytes; b += 64) __builtin_prefetch(o + b, 1, 3);
     }
     const auto get = [&](cx_i64 a) {
-      vf re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (vf){};
-      const vf w = win ? (vf)_mm512_loadu_ps(hw + 16 * a) : (vf){} + 0.5f;
-      return cx_make<vf>(re * w, im * w);
+      rv re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (rv){};
+      const rv w = win ? rv_load(hw + 16 * a) : (rv){} + 0.5f;
+      return cx_make<rv>(re * w, im * w);
     };
     // Every block stored whole, the partial one too: it comes first, and
     // its idle lanes fall on columns 0..15-cnt of the next d (written by
@@ -248,9 +213,9 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
     // written after, and 16 floats of slack after Zi). Masked, its line-
     // splitting stores took three times as long as the full block's: 10 %
     // of the kernel's samples against 3.5 %.
-    rowm_dft(p, A, B, get, [&](cx_i64 c0, int, const cx<vf>* v) {
-      for (int d = 0; d < 16; ++d) _mm512_storeu_ps(Zr + c0 + m * d, (__m512)v[d].re);
-      for (int d = 0; d < 16; ++d) _mm512_storeu_ps(Zi + c0 + m * d, (__m512)v[d].im);
+    rowm_dft(p, A, B, get, [&](cx_i64 c0, int, const cx<rv>* v) {
+      for (int d = 0; d < 16; ++d) rv_store(Zr + c0 + m * d, v[d].re);
+      for (int d = 0; d < 16; ++d) rv_store(Zi + c0 + m * d, v[d].im);
     });
     // k = 0: x = Z[0], y = conj Z[0]; then bins 1..h, 16 at a time: lane l
     // takes x = Z[k+l] and y = conj Z[n-k-l] (Z[n-k-15 ..] reversed), in
@@ -263,14 +228,14 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
     }
     for (cx_i64 k = 1; k <= h; k += 16) {
       const int cnt = (int)(h + 1 - k < 16 ? h + 1 - k : 16);
-      const vf xr = (vf)_mm512_loadu_ps(Zr + k), xi = (vf)_mm512_loadu_ps(Zi + k);
-      const vf yr = (vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zr + n - k - 15));
+      const rv xr = rv_load(Zr + k), xi = rv_load(Zi + k);
+      const rv yr = rv_reverse(rv_load(Zr + n - k - 15));
       // y = conj Z[n-k]: yi is minus this
-      const vf zi = (vf)_mm512_permutexvar_ps(rev, _mm512_loadu_ps(Zi + n - k - 15));
-      cx<vf> X1 = cx_make<vf>(xr + yr, xi - zi), X2 = cx_make<vf>(xi + zi, yr - xr);
+      const rv zi = rv_reverse(rv_load(Zi + n - k - 15));
+      cx<rv> X1 = cx_make<rv>(xr + yr, xi - zi), X2 = cx_make<rv>(xi + zi, yr - xr);
       if (scaled) {
-        X1 = cx_make<vf>(X1.re * sc, X1.im * sc);
-        X2 = cx_make<vf>(X2.re * sc, X2.im * sc);
+        X1 = cx_make<rv>(X1.re * sc, X1.im * sc);
+        X2 = cx_make<rv>(X2.re * sc, X2.im * sc);
       }
       row_pairs_masked<To>::store(y[0] + 2 * k, X1, cnt);
       if (two) row_pairs_masked<To>::store(y[1] + 2 * k, X2, cnt);

@@ -87,6 +87,7 @@ struct row_cursor {
   }
 };
 
+#include "lane_rowvec.h"
 #include "lane_row256.h"
 
 // ---- Stockham passes over lane buffers ----------------------------------
@@ -485,7 +486,7 @@ int takes_rows(const cx_axis_job* J) {
 }
 
 int has_rows() {
-#if defined(CX_AVX512)
+#if defined(CX_ROWS)
   return 1;
 #else
   return 0;
