@@ -229,25 +229,6 @@ template <class T> struct row_pairs_masked {
   }
 };
 
-// In place: r[i] lane j becomes r[j] lane i, 8 x 8 (unpacks, shuffles, then
-// 128-bit swaps: 24 shuffles).
-CX_LANE_INLINE static void transpose8_ps(vf* r) {
-  __m256 t[8], s[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps((__m256)r[2 * i], (__m256)r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps((__m256)r[2 * i], (__m256)r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    s[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    s[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-    s[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    s[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = (vf)_mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
-    r[4 + i] = (vf)_mm256_permute2f128_ps(s[i], s[4 + i], 0x31);
-  }
-}
 // 16 x 16 as four 8 x 8 blocks: the off-diagonal blocks change places.
 static inline void transpose16_ps(rv* v) {
   vf a[8], b[8], c[8], d[8];
