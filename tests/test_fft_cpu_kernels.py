@@ -34,7 +34,7 @@ def to_np(t):
 # One length per plan kind: radix 2/4/8, 3/5, generic odd 7/11/13, lane
 # Bluestein (17, 97, 4099), four-step (2^14, 3*2^13, 2^20) and Bluestein
 # around a four-step plan (the prime 10007).
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 30, 97, 143, 400, 1000, 4096, 4099,
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 30, 97, 143, 400, 1000, 1155, 4096, 4099,
            8192, 16384, 24576, 10007]
 
 CHECK = r"""
@@ -69,7 +69,9 @@ def test_every_isa_matches_scipy_in_double(isa):
     assert not bad
 
 
-@pytest.mark.parametrize("n", [16, 17, 97, 400, 1000, 4099, 16384, 24576, 10007, 2 ** 20])
+# 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
+# and rows of 143 end in a partial run of pairs.
+@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 4099, 16384, 24576, 10007, 2 ** 20])
 def test_complex32_within_floor(n):
     torch.manual_seed(n)
     rows = max(1, 2 ** 16 // n)
