@@ -24,8 +24,9 @@ r2c and rfft2):
 Outputs: cx, torch and ducc0 write into a preallocated output (out=) made
 once before timing; scipy.fft (no out=) and the upcast path (two
 conversions) allocate theirs in every call. complexext and torch are also
-timed without out= (allocating): their out= computes into a new tensor and
-copies it over, so out= can cost them a copy.
+timed without out= (allocating). complexext's out= on the CPU is written by
+the kernel itself (the ops' .out overloads: a contiguous out of the
+result's shape and dtype), so it costs neither an allocation nor a copy.
   copy      a plain copy of the input's bytes into a preallocated tensor of
             the same dtype and shape (torch's copy_, thread count as set):
             copy c32 moves 4 B a value each way, as the complex32 fft does

@@ -26,6 +26,14 @@ TORCH_LIBRARY(complexext, m) {
   m.def("fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor");
   m.def("fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor");
   m.def("fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor");
+  // Their out= overloads (CPU): out of the shape and dtype the op would
+  // return, contiguous, sharing no memory with self; written directly.
+  m.def("fft_c2c.out(Tensor self, int[] dim, int normalization, bool forward, *, "
+        "Tensor(a!) out) -> Tensor(a!)");
+  m.def("fft_r2c.out(Tensor self, int[] dim, int normalization, bool onesided, *, "
+        "Tensor(a!) out) -> Tensor(a!)");
+  m.def("fft_c2r.out(Tensor self, int[] dim, int normalization, int last_dim_size, *, "
+        "Tensor(a!) out) -> Tensor(a!)");
 
   // Shaped like aten::convolution; complex input, a weight of the same dtype
   // or of its real counterpart, bias optional (complex or real).

@@ -9,7 +9,7 @@ import torch
 
 import complexext.fft as cf
 from conftest import to_cpu, to_device, widest
-from support.refs import ALL_FUNCS, FUNCS_1D, c2r_output, rand, real_input
+from support.refs import ALL_FUNCS, FUNCS_1D, REAL_OF, c2r_output, rand, real_input
 
 CASES_1D = [{}, {"n": 3}, {"n": 13}, {"n": 1}, {"dim": 0}, {"dim": -2, "n": 6},
             {"dim": 1, "n": 2}]
@@ -174,6 +174,62 @@ def test_out(name, device):
     other = "meta" if device == "cpu" else "cpu"  # out= on another device: refused
     with pytest.raises(RuntimeError, match=f"^{name}: out must be on the input's device"):
         getattr(cf, name)(x, out=torch.empty(0, dtype=expect.dtype, device=other))
+
+
+def _bits(t):
+    """t's bytes, to compare complex32 results exactly (torch.equal has no complex32)."""
+    return t.contiguous().view(torch.uint8) if t.dtype != torch.complex32 else t.view(torch.int32)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_out_written_directly_on_cpu(name, dtype, monkeypatch):
+    """On the CPU a contiguous out of the result's shape and dtype is written by
+    the kernel itself (the op's out= overload; no result to copy over), with
+    the same bits as the allocating call; inverse-of-real functions (ihfft*:
+    a conjugate of an r2c, and ifft* of real input) still compute and copy."""
+    from complexext._frontend import fft as frontend
+    real = real_input(name)
+    x = rand((3, 10, 16), REAL_OF[dtype] if real else dtype, seed=1)
+    expect = getattr(cf, name)(x)
+    copies = []
+    finish = frontend._finish
+    monkeypatch.setattr(frontend, "_finish", lambda *a: copies.append(a[0]) or finish(*a))
+    out = torch.full_like(expect, float("nan"))
+    assert getattr(cf, name)(x, out=out) is out
+    assert torch.equal(_bits(out), _bits(expect))
+    assert copies == ([name] if name.startswith("ihfft") else [])
+    # out aliasing the input, or strided: computed, then copied (torch's semantics)
+    copies.clear()
+    y = x.clone()
+    if y.dtype == expect.dtype and y.shape == expect.shape:
+        assert getattr(cf, name)(y, out=y) is y
+        assert torch.equal(_bits(y), _bits(expect)) and copies == [name]
+
+
+@pytest.mark.parametrize("op, args, shape, dtype", [
+    ("fft_c2c", ([1], 0, True), (4, 8), torch.complex32),
+    ("fft_r2c", ([1], 0, True), (4, 5), torch.complex32),
+    ("fft_c2r", ([1], 2, 8), (4, 8), torch.float16)])
+def test_out_overloads_refuse_bad_outputs(op, args, shape, dtype):
+    """The out= overloads take only what they can write directly, and say so."""
+    x = rand((4, 8), torch.float16 if op == "fft_r2c" else torch.complex32, seed=2)
+    f = getattr(torch.ops.complexext, op).out
+    good = torch.empty(shape, dtype=dtype)
+    assert f(x, *args, out=good) is good
+    bad = [(torch.empty(1, dtype=dtype), "out must have shape"),
+           (torch.empty(shape, dtype=torch.complex64 if dtype.is_complex else torch.float32),
+            "out must be"),
+           (torch.empty(shape[::-1], dtype=dtype).t(), "out must be contiguous")]
+    if op == "fft_c2c":
+        bad.append((x, "out must not share memory with the input"))
+    for out, msg in bad:
+        with pytest.raises(RuntimeError, match=f"^{op}: {msg}"):
+            f(x, *args, out=out)
+    # fake tensors: the overload returns out, checked the same way
+    with torch._subclasses.FakeTensorMode():
+        xf, of = torch.empty(x.shape, dtype=x.dtype), torch.empty(shape, dtype=dtype)
+        assert f(xf, *args, out=of) is of
 
 
 def test_public_names_match_torch():

@@ -14,6 +14,8 @@ import warnings
 import torch
 
 from .._autograd import fft as ad
+from .._autograd.common import direct
+from .._ops import ops
 from . import fft_args as ck
 from . import overflow as _overflow
 
@@ -66,6 +68,23 @@ def _finish(fname, inp, result, out):
     return out.copy_(result)
 
 
+def _into(x, out, shape, dtype):
+    """True when the op's out= overload may write out itself (no result to
+    copy over): eager CPU code with nothing to differentiate, out a plain
+    contiguous tensor of exactly the result's shape and dtype, in memory of
+    its own. Anything else (a resize, a dtype cast, a strided or aliasing
+    out, other devices) computes the result and copies it, as _finish does."""
+    return (type(out) is torch.Tensor and out.device.type == "cpu" and x.device.type == "cpu"
+            and out.dtype == dtype and out.shape == shape and direct(x, out)
+            and out.is_contiguous() and not out.is_conj() and not out.is_neg()
+            and out.untyped_storage().data_ptr() != x.untyped_storage().data_ptr())
+
+
+def _finish_into(fname, inp, out):
+    _overflow.check(fname, inp, out)
+    return out
+
+
 def _one_dim(fname, x, n, dim):
     """(sizes, dims) of a 1-d transform."""
     d = ck.wrap_dim(fname, dim, x.dim())
@@ -80,6 +99,14 @@ def _c2c(fname, x, sizes, dims, norm, forward, out):
     """fft, ifft, fftn...: real input takes the two-sided r2c."""
     mode = ck.norm_mode(fname, norm, forward)
     y = _resize(x, dims, sizes)
+    if out is not None and dims and (y.is_complex() or forward):
+        ctype = y.dtype if y.is_complex() else ck.complex_of(y.dtype)
+        if _into(y, out, y.shape, ctype):
+            if y.is_complex():
+                ops.fft_c2c.out(y, dims, mode, forward, out=out)
+            else:
+                ops.fft_r2c.out(y, dims, mode, False, out=out)
+            return _finish_into(fname, x, out)
     if not dims:
         result = ck.to_complex(y).clone()
     elif y.is_complex():
@@ -94,7 +121,13 @@ def _r2c(fname, x, sizes, dims, norm, forward, out):
     """rfft* (forward) and ihfft* (inverse: the conjugate of a onesided r2c)."""
     ck.need_dims(fname, dims)
     mode = ck.norm_mode(fname, norm, forward)
-    result = ad.r2c(_resize(x, dims, sizes), dims, mode, True)
+    y = _resize(x, dims, sizes)
+    if out is not None and forward:
+        shape = y.shape[:dims[-1]] + (y.shape[dims[-1]] // 2 + 1,) + y.shape[dims[-1] + 1:]
+        if _into(y, out, shape, ck.complex_of(y.dtype)):
+            ops.fft_r2c.out(y, dims, mode, True, out=out)
+            return _finish_into(fname, x, out)
+    result = ad.r2c(y, dims, mode, True)
     return _finish(fname, x, result if forward else _conj(result), out)
 
 
@@ -104,7 +137,13 @@ def _c2r(fname, x, sizes, dims, last_given, norm, forward, out):
     last = ck.c2r_length(fname, x, dims, sizes, last_given)
     mode = ck.norm_mode(fname, norm, forward)
     y = ck.to_complex(_resize(x, dims, sizes[:-1] + (last // 2 + 1,)))
-    result = ad.c2r(_conj(y) if forward else y, dims, mode, last)
+    z = _conj(y) if forward else y
+    if out is not None:
+        shape = y.shape[:dims[-1]] + (last,) + y.shape[dims[-1] + 1:]
+        if _into(z, out, shape, y.real.dtype):
+            ops.fft_c2r.out(z, dims, mode, last, out=out)
+            return _finish_into(fname, x, out)
+    result = ad.c2r(z, dims, mode, last)
     return _finish(fname, x, result, out)
 
 

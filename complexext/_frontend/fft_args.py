@@ -43,6 +43,11 @@ def check_dtype(fname, x, real_only=False):
         raise TypeError(f"{fname}: expected a {allowed} tensor, got {x.dtype}")
 
 
+def complex_of(dtype):
+    """The complex dtype of a real dtype's precision."""
+    return _TO_COMPLEX[dtype]
+
+
 def to_complex(x):
     """x itself when complex, else x cast to the complex dtype of its precision."""
     return x if x.is_complex() else x.to(_TO_COMPLEX[x.dtype])

@@ -68,6 +68,21 @@ def _c2r_fake(x, dim, normalization, last_dim_size):
     return x.new_empty(shape, dtype=_TO_REAL[x.dtype])
 
 
+def _out_fake(name, fake):
+    """The fake of an out= overload: out, checked against what the op returns."""
+    def run(x, dim, normalization, arg, *, out):
+        want = fake(x, dim, normalization, arg)
+        torch._check(out.shape == want.shape and out.dtype == want.dtype,
+                     lambda: f"{name}: out must be {want.dtype} of shape {tuple(want.shape)}, "
+                             f"got {out.dtype} of shape {tuple(out.shape)}")
+        return out
+    return run
+
+
+for _name, _fake in (("fft_c2c", _c2c_fake), ("fft_r2c", _r2c_fake), ("fft_c2r", _c2r_fake)):
+    torch.library.register_fake(f"complexext::{_name}.out", _out_fake(_name, _fake))
+
+
 def batch_first(name, x, bdim, dim):
     """x with its batch dim bdim moved to the front, and dim shifted past it."""
     x = x.movedim(bdim, 0)

@@ -4,6 +4,7 @@
 // inputs with the same words. Host code: torch headers allowed.
 #pragma once
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 
 #include <cmath>
 #include <cstdint>
@@ -45,6 +46,27 @@ struct FftArgs {
   double scale;                // applied once, by the last axis written
   std::vector<int64_t> shape;  // of the output
 };
+
+// The given output of an op's out= overload (name: the op): the shape and
+// dtype the op would allocate, on self's device, contiguous, and sharing no
+// memory with self or with itself. The kernels then write it directly.
+inline const at::Tensor& check_fft_out(const char* name, const at::Tensor& out,
+                                       const at::Tensor& self, at::IntArrayRef shape,
+                                       at::ScalarType dtype) {
+  TORCH_CHECK(out.sizes() == shape, name, ": out must have shape ", shape, ", got ", out.sizes());
+  TORCH_CHECK(out.scalar_type() == dtype, name, ": out must be ", dtype, ", got ",
+              out.scalar_type());
+  TORCH_CHECK(out.device() == self.device(), name, ": out must be on ", self.device(), ", got ",
+              out.device());
+  TORCH_CHECK(out.is_contiguous(), name, ": out must be contiguous");
+  TORCH_CHECK(!out.is_conj() && !out.is_neg(), name, ": out must not be a conj or neg view");
+  TORCH_CHECK(at::has_internal_overlap(out) != at::MemOverlap::Yes, name,
+              ": out must not overlap itself");
+  const auto shared = at::get_overlap_status(out, self);
+  TORCH_CHECK(shared != at::MemOverlapStatus::Full && shared != at::MemOverlapStatus::Partial,
+              name, ": out must not share memory with the input");
+  return out;
+}
 
 inline FftArgs check_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization) {
   TORCH_CHECK(self.is_complex(), "fft_c2c: expected a complex tensor, got ", self.scalar_type());

@@ -67,12 +67,37 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   return driver::fft_c2r(ax, self, dim, normalization, last_dim_size);
 }
 
+// The out= overloads: the last axis writes `out` itself (no copy).
+at::Tensor& fft_c2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                        bool forward, at::Tensor& out) {
+  CpuAxes ax;
+  driver::fft_c2c(ax, self, dim, normalization, forward, &out);
+  return out;
+}
+
+at::Tensor& fft_r2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                        bool onesided, at::Tensor& out) {
+  CpuAxes ax;
+  driver::fft_r2c(ax, self, dim, normalization, onesided, &out);
+  return out;
+}
+
+at::Tensor& fft_c2r_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                        int64_t last_dim_size, at::Tensor& out) {
+  CpuAxes ax;
+  driver::fft_c2r(ax, self, dim, normalization, last_dim_size, &out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(complexext, CPU, m) {
   m.impl("fft_c2c", &fft_c2c);
   m.impl("fft_r2c", &fft_r2c);
   m.impl("fft_c2r", &fft_c2r);
+  m.impl("fft_c2c.out", &fft_c2c_out);
+  m.impl("fft_r2c.out", &fft_r2c_out);
+  m.impl("fft_c2r.out", &fft_c2r_out);
 }
 
 }  // namespace complexext

@@ -18,6 +18,8 @@
 //   void r2c(src, dst, d, int64_t out_len, double scale)
 //   void c2r(src, dst, d, int64_t n, double scale)   n: the real length
 // each reading src and writing dst along dim d (src == dst: in place).
+// Each op takes an optional given output (its out= overload, checked by
+// check_fft_out): written directly instead of a new tensor.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -40,10 +42,11 @@ void c2c_rest(A& ax, const at::Tensor& buf, const at::Tensor& out,
 
 template <class A>
 at::Tensor fft_c2c(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
-                   bool forward) {
+                   bool forward, const at::Tensor* given = nullptr) {
   FftArgs a = check_c2c(self, dim, normalization);
   auto& dims = a.dims;
-  at::Tensor out = ax.empty(self.sizes(), self.options());
+  at::Tensor out = given ? check_fft_out("fft_c2c", *given, self, self.sizes(), self.scalar_type())
+                         : ax.empty(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   const int64_t d0 = dims.back();
   if (dims.size() == 1) {
@@ -61,12 +64,13 @@ at::Tensor fft_c2c(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t n
 
 template <class A>
 at::Tensor fft_r2c(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
-                   bool onesided) {
+                   bool onesided, const at::Tensor* given = nullptr) {
   FftArgs a = check_r2c(self, dim, normalization, onesided);
   auto& dims = a.dims;
   const int64_t d0 = dims.back();
   const auto ctype = c10::toComplexType(self.scalar_type());
-  at::Tensor out = ax.empty(a.shape, self.options().dtype(ctype));
+  at::Tensor out = given ? check_fft_out("fft_r2c", *given, self, a.shape, ctype)
+                         : ax.empty(a.shape, self.options().dtype(ctype));
   if (out.numel() == 0) return out;
   if (dims.size() == 1) {
     ax.r2c(self, out, d0, a.shape[d0], a.scale);
@@ -83,12 +87,13 @@ at::Tensor fft_r2c(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t n
 
 template <class A>
 at::Tensor fft_c2r(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
-                   int64_t last_dim_size) {
+                   int64_t last_dim_size, const at::Tensor* given = nullptr) {
   FftArgs a = check_c2r(self, dim, normalization, last_dim_size);
   const auto& dims = a.dims;
   const int64_t d0 = dims.back();
-  at::Tensor out =
-      ax.empty(a.shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+  const auto rtype = c10::toRealValueType(self.scalar_type());
+  at::Tensor out = given ? check_fft_out("fft_c2r", *given, self, a.shape, rtype)
+                         : ax.empty(a.shape, self.options().dtype(rtype));
   if (out.numel() == 0) return out;
   at::Tensor src = self;
   if (dims.size() > 1) {
