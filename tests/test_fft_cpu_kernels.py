@@ -300,6 +300,41 @@ def test_real_rows_in_pairs(n, rows, dtype):
         assert torch.equal(x, before)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("n", [17, 97, 1155])
+def test_odd_real_rows_in_pairs(n, dtype):
+    """Odd real lengths take two rows a lane in the lane engine (x1 + i x2,
+    split after the transform): row counts around the pairs of every group
+    (an odd last row with zeros), both sides and every norm, rows from a
+    sliced batch, a strided output and a windowed STFT, against float64."""
+    for rows in (1, 2, 7, 16, 17, 33):
+        torch.manual_seed(rows)
+        for x in (torch.randn(rows, n).to(dtype), torch.randn(2, 3 * rows, n).to(dtype)[:, ::3]):
+            before = x.clone()
+            for norm, scale in ((0, 1.0), (1, n ** -0.5), (2, 1.0 / n)):
+                for onesided in (True, False):
+                    got = ops.fft_r2c(x, [-1], norm, onesided)
+                    ref = scale * sf.fft(x.double().numpy(), axis=-1)
+                    ref = ref[..., : n // 2 + 1] if onesided else ref
+                    limit = (1.15 * floor_of(ref) if dtype == torch.float16
+                             else 1e-6 if dtype == torch.float32 else 1e-13)
+                    assert rel_rms(to_np(got), ref) <= limit, (rows, norm, onesided)
+            assert torch.equal(x, before)
+    x = torch.randn(6, n).to(dtype)
+    out = torch.empty(n // 2 + 1, 6, dtype=ops.fft_r2c(x, [1], 0, True).dtype).t()
+    got = torch.fft.fft(x.double())[:, : n // 2 + 1]  # a strided out, through out=
+    import complexext.fft as cf
+    cf.rfft(x, out=out)
+    assert rel_rms(to_np(out), got.numpy()) <= (1e-3 if dtype == torch.float16 else 1e-6)
+    sig, w = torch.randn(3, 40 * n).to(dtype), torch.hann_window(n, dtype=torch.float64)
+    import complexext
+    got = complexext.stft(sig, n, n // 3, window=w.to(dtype if dtype != torch.float16 else
+                                                      torch.float32), return_complex=True)
+    ref = torch.stft(sig.double(), n, n // 3, window=w, return_complex=True).numpy()
+    limit = 1.15 * floor_of(ref) if dtype == torch.float16 else 1e-6
+    assert rel_rms(to_np(got), ref) <= limit
+
+
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64], ids=str)
 @pytest.mark.parametrize("n", [16384, 3 * 2 ** 14, 65536])
 def test_row_kernel_past_the_lane_lengths(n, dtype):

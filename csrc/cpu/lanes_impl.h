@@ -221,6 +221,20 @@ struct group {
   cx_i64 in_stride, out_stride;
   cx_i64 row0;
   int nl;          // lanes holding a real row (the rest repeat the last)
+  // Odd real transforms take two rows a lane (paired): rows g + 2l (ioff,
+  // ooff) and g + 2l + 1 (ioff2, ooff2) as the real and imaginary parts of
+  // one complex row, split after the transform. nl2: lanes with a second
+  // row (a prefix); the others read their first row again, times im_on = 0.
+  bool paired;
+  int nl2;
+  cx_i64 ioff2[W], ooff2[W];
+  typename out_io::index oidx2;
+  V im_on;
+
+  // Rows a group takes: W, or 2W when paired.
+  static bool pairs_rows(const cx_axis_job* J) {
+    return W > 1 && J->kind == CX_R2C && J->n % 2 == 1;
+  }
 
   void locate(cx_i64 g, cx_i64 nrows) {
     in = (const Ti*)J->in;
@@ -228,13 +242,30 @@ struct group {
     in_stride = J->in_stride;
     out_stride = J->out_stride;
     row0 = g;
-    nl = (int)(nrows - g < W ? nrows - g : W);
+    paired = pairs_rows(J);
     const int cin = J->kind == CX_R2C ? 1 : 2, cout = J->kind == CX_C2R ? 1 : 2;
     row_cursor at(J, g);  // lanes past nl repeat the last row
-    for (int l = 0; l < W; ++l) {
-      ioff[l] = at.io * cin;
-      ooff[l] = at.oo * cout;
-      if (l + 1 < nl) at.next();
+    if (paired) {
+      const cx_i64 rows = nrows - g < 2 * W ? nrows - g : 2 * W;
+      nl = (int)((rows + 1) / 2);
+      nl2 = (int)(rows / 2);
+      for (int l = 0; l < W; ++l) {
+        ioff[l] = at.io * cin;
+        ooff[l] = at.oo * cout;
+        if (l < nl2) at.next();
+        ioff2[l] = at.io * cin;
+        ooff2[l] = at.oo * cout;
+        im_on[l] = l < nl2 ? (S)1 : (S)0;
+        if (l + 1 < nl) at.next();
+      }
+      oidx2.set(ooff2);
+    } else {
+      nl = (int)(nrows - g < W ? nrows - g : W);
+      for (int l = 0; l < W; ++l) {
+        ioff[l] = at.io * cin;
+        ooff[l] = at.oo * cout;
+        if (l + 1 < nl) at.next();
+      }
     }
     iidx.set(ioff);
     oidx.set(ooff);
@@ -252,8 +283,16 @@ struct group {
     int count;
     typename out_io::sink o;
     cx<V> buf[16];
-    run_writer(const group* g, cx_i64 step_)
-        : G(g), step(step_), k0(0), count(0), o(g->out, g->ooff, g->oidx, g->nl) {}
+    const cx_i64* off;
+    const typename out_io::index* idx;
+    int n_l;
+    // second: the paired rows' second set (ooff2)
+    run_writer(const group* g, cx_i64 step_, bool second = false)
+        : G(g), step(step_), k0(0), count(0),
+          o(g->out, second ? g->ooff2 : g->ooff, second ? g->oidx2 : g->oidx,
+            second ? g->nl2 : g->nl),
+          off(second ? g->ooff2 : g->ooff), idx(second ? &g->oidx2 : &g->oidx),
+          n_l(second ? g->nl2 : g->nl) {}
     // inlined: a call per element passed the pair of vectors on the stack
     __attribute__((always_inline)) inline void put(cx<V> z) {
       if (step != 1) {
@@ -265,7 +304,7 @@ struct group {
       if (count == 16) flush();
     }
     __attribute__((noinline)) void flush() {
-      if (count) out_io::store_run(G->out + 2 * k0, G->ooff, G->oidx, G->nl, buf, count);
+      if (count && n_l) out_io::store_run(G->out + 2 * k0, off, *idx, n_l, buf, count);
       k0 += count;
       count = 0;
     }
@@ -276,6 +315,12 @@ struct group {
     const cx_i64 s = k * in_stride;
     V z;
     for (int l = 0; l < W; ++l) z[l] = ld<S>(in + ioff[l] + s);
+    return z;
+  }
+  V load_r2(cx_i64 k) const {
+    const cx_i64 s = k * in_stride;
+    V z;
+    for (int l = 0; l < W; ++l) z[l] = ld<S>(in + ioff2[l] + s);
     return z;
   }
   void store_r(cx_i64 k, V z) const {
@@ -342,6 +387,12 @@ struct group {
       for (cx_i64 k = 0; k < h; ++k) {
         a[k] = in_stride == 1 ? load2(2 * k) : cx_make<V>(load_r(2 * k), load_r(2 * k + 1));
         if (wi) a[k] = cx_make<V>(a[k].re * wi[2 * k], a[k].im * wi[2 * k + 1]);
+      }
+    } else if (J->kind == CX_R2C && paired) {
+      // odd n: row 2l the real part, row 2l + 1 the imaginary part
+      for (cx_i64 k = 0; k < n; ++k) {
+        const V re = load_r(k), im = load_r2(k) * im_on;
+        a[k] = wi ? cx_make<V>(re * wi[k], im * wi[k]) : cx_make<V>(re, im);
       }
     } else if (J->kind == CX_R2C) {
       for (cx_i64 k = 0; k < n; ++k) a[k] = cx_make<V>(wi ? load_r(k) * wi[k] : load_r(k), zero);
@@ -455,6 +506,16 @@ struct group {
           if (full && k2 < h) o.put_ahead((n - k2) * os, cx_conj(X2));
         }
       }
+    } else if (J->kind == CX_R2C && paired) {
+      // z = x1 + i x2 (odd n): X1[k] = (Z[k] + conj Z[n-k]) / 2 and
+      // X2[k] = -i (Z[k] - conj Z[n-k]) / 2, each row's bins in order
+      const S half = (S)0.5 * sc;
+      run_writer w1(this, out_stride), w2(this, out_stride, true);
+      for (cx_i64 k = 0; k < J->out_len; ++k) {
+        const cx<V> x = r[k], y = cx_conj(r[k == 0 ? 0 : n - k]);
+        w1.put(cx_scale(x + y, half));
+        w2.put(cx_scale(cx_mul_neg_i(x - y), half));
+      }
     } else if (J->kind == CX_R2C) {
       run_writer w(this, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) w.put(cx_scale(r[k], sc));
@@ -500,7 +561,8 @@ static void run_typed(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch)
   cx<V>* b = a + p->work + CX_LANE_SKEW;
   group<S, Ti, To, lanes_of<S> > G;
   G.J = J;
-  for (cx_i64 g = r0; g < r1; g += lanes_of<S>::W) {
+  const cx_i64 step = G.pairs_rows(J) ? 2 * lanes_of<S>::W : lanes_of<S>::W;
+  for (cx_i64 g = r0; g < r1; g += step) {
     G.locate(g, r1);
     G.stage_in(a);
     G.stage_out(fft_any<V, S>(p, a, b));
