@@ -91,10 +91,86 @@ struct row_cursor {
 #include "lane_row256.h"
 
 // ---- Stockham passes over lane buffers ----------------------------------
+// A DFT-4 in place on separate re / im arrays, at positions a, b, c, d
+// (cx_dft4's operations and order): outputs 0, 1, 2, 3 to a, b, c, d.
+template <class V>
+CX_LANE_INLINE static void dft4_ri(V* r, V* i, int a, int b, int c, int d) {
+  const V t0r = r[a] + r[c], t0i = i[a] + i[c], t1r = r[a] - r[c], t1i = i[a] - i[c];
+  const V t2r = r[b] + r[d], t2i = i[b] + i[d], ur = r[b] - r[d], ui = i[b] - i[d];
+  r[a] = t0r + t2r;
+  i[a] = t0i + t2i;
+  r[c] = t0r - t2r;
+  i[c] = t0i - t2i;
+  r[b] = t1r + ui;  // t3 = -i (b - d) = (ui, -ur)
+  i[b] = t1i - ur;
+  r[d] = t1r - ui;
+  i[d] = t1i + ur;
+}
+// z *= (wr, wi), as cx_mul
+template <class V, class S>
+CX_LANE_INLINE static void mul_ri(V& zr, V& zi, S wr, S wi) {
+  const V r = zr * wr - zi * wi, i = zr * wi + zi * wr;
+  zr = r;
+  zi = i;
+}
+// cx_dft16 (4 x 4: DFT-4 down the columns, twiddles, DFT-4 across) in
+// place on re / im arrays: X[k1 + 4 k2] is left at position 4 k1 + k2.
+// With an array of cx<V> the compiler copied the 64-byte pairs through
+// general registers and 16-byte halves (the radix-16 pass was 28 % of a
+// 4099-point transform, most of it those copies and their stalled reloads).
+template <class V, class S>
+CX_LANE_INLINE static void dft16_ri(V* r, V* i) {
+  const S c = (S)0.92387953251128675613, s = (S)0.38268343236508977173,
+          h = (S)0.70710678118654752440;
+  for (int j = 0; j < 4; ++j) dft4_ri(r, i, j, j + 4, j + 8, j + 12);  // t[4j + k1] at j + 4 k1
+  mul_ri(r[5], i[5], c, -s);   // t[5]
+  mul_ri(r[9], i[9], h, -h);   // t[6]
+  mul_ri(r[13], i[13], s, -c); // t[7]
+  mul_ri(r[6], i[6], h, -h);   // t[9]
+  {                            // t[10] * -i
+    const V t = r[10];
+    r[10] = i[10];
+    i[10] = -t;
+  }
+  mul_ri(r[14], i[14], -h, -h);  // t[11]
+  mul_ri(r[7], i[7], s, -c);     // t[13]
+  mul_ri(r[11], i[11], -h, -h);  // t[14]
+  mul_ri(r[15], i[15], -c, s);   // t[15]
+  for (int k1 = 0; k1 < 4; ++k1) dft4_ri(r, i, 4 * k1, 4 * k1 + 1, 4 * k1 + 2, 4 * k1 + 3);
+}
+
+// pass_fixed for R = 16 on dft16_ri.
+template <class V, class S>
+static void pass16(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
+                   const cx<S>* tw) {
+  const cx_i64 q = n / 16;
+  for (cx_i64 g = 0; g < q / ns; ++g) {
+    const cx<V>* xg = x + g * ns;
+    cx<V>* yg = y + g * ns * 16;
+    for (int k = 0; k < ns; ++k) {
+      V r[16], i[16];
+      for (int u = 0; u < 16; ++u) {
+        r[u] = xg[k + u * q].re;
+        i[u] = xg[k + u * q].im;
+      }
+      if (ns > 1) {
+        const cx<S>* w = tw + (cx_i64)k * 15;
+        for (int u = 1; u < 16; ++u) mul_ri(r[u], i[u], w[u - 1].re, w[u - 1].im);
+      }
+      dft16_ri<V, S>(r, i);
+      for (int u = 0; u < 16; ++u) {  // X[u] at 4 (u % 4) + u / 4
+        const int p = 4 * (u % 4) + u / 4;
+        yg[k + u * ns] = cx_make<V>(r[p], i[p]);
+      }
+    }
+  }
+}
+
 template <int R, class V, class S>
 static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
                        const cx<S>* tw) {
   const cx_i64 q = n / R;
+  if (R == 16) return pass16(x, y, n, ns, tw);
   if (ns == 1) {
     for (cx_i64 j = 0; j < q; ++j) {
       cx<V> v[R];
