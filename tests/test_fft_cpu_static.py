@@ -1,0 +1,63 @@
+# CPU only: reads the built extension's machine code; runs nothing.
+"""Speed proxies of the CPU kernels, read from the built extension's
+disassembly (objdump), so that a change that makes the compiler copy the
+butterflies' values through general registers or the stack fails here, on
+any machine, whatever its instruction set (docs/design.md, "What each
+instruction set's code must avoid").
+
+For each function below: at most a few 64-bit lane inserts (`vpinsrq`,
+the mark of a cx<V> pair reassembled from general registers:
+pass_fixed<16> on AVX2 had 64 of them, pass16 has none), and at most a
+budget of stack references, about 1.25 x what GCC 12 gives today (pass16 on
+AVX2 vectors: 321 of 751 instructions; the copies had made it 912 of
+1992)."""
+import platform
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import complexext
+
+OBJDUMP = shutil.which("objdump")
+pytestmark = [pytest.mark.skipif(OBJDUMP is None, reason="no objdump (binutils)"),
+              pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
+                                 reason="the AVX2 / AVX-512 kernels are x86-64 only")]
+
+# (demangled name prefix, stack references at most, vpinsrq at most)
+BUDGET = [
+    ("void cx_avx2::pass16<float __vector(8), float>(", 400, 0),
+    ("void cx_avx2::pass16<cx_avx2::rv, float>(", 730, 8),
+    ("void cx_avx2::pass_fixed<8, float __vector(8), float>(", 80, 0),
+    ("void cx_avx2::pass_odd_fixed<13, float __vector(8), float>(", 230, 0),
+    ("cx_avx2::row256_fft(", 860, 0),
+    ("void cx_avx512::pass16<float __vector(16), float>(", 200, 0),
+]
+
+
+@pytest.fixture(scope="module")
+def functions():
+    so = complexext._C.__file__
+    out = subprocess.run([OBJDUMP, "-d", "-C", "--no-show-raw-insn", so], capture_output=True,
+                         text=True, check=True).stdout
+    funcs, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if m:
+            cur = funcs.setdefault(m.group(1), [])
+        elif cur is not None and "\t" in line:
+            cur.append(line)
+    return funcs
+
+
+@pytest.mark.parametrize("name, stack_budget, inserts_max", BUDGET,
+                         ids=[b[0].split("(")[0] for b in BUDGET])
+def test_no_register_copies_and_stack_within_budget(functions, name, stack_budget, inserts_max):
+    bodies = [v for k, v in functions.items() if k.startswith(name)]
+    assert len(bodies) == 1, f"{name}: {len(bodies)} functions in the extension"
+    body = bodies[0]
+    inserts = sum(1 for line in body if re.search(r"\bvpinsrq\b", line))
+    stack = sum(1 for line in body if "%rsp" in line or "%rbp" in line)
+    assert inserts <= inserts_max, f"{name}: {inserts} vpinsrq (cx<V> copied through registers)"
+    assert stack <= stack_budget, f"{name}: {stack} stack references (budget {stack_budget})"
