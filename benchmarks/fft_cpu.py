@@ -25,7 +25,7 @@ Outputs: cx, torch and ducc0 write into a preallocated output (out=) made
 once before timing; scipy.fft (no out=) and the upcast path (two
 conversions) allocate theirs in every call. complexext and torch are also
 timed without out= (allocating). complexext's out= on the CPU is written by
-the kernel itself (the ops' .out overloads: a contiguous out of the
+the kernel itself (the fft_*_out ops: a contiguous out of the
 result's shape and dtype), so it costs neither an allocation nor a copy.
   copy      a plain copy of the input's bytes into a preallocated tensor of
             the same dtype and shape (torch's copy_, thread count as set):

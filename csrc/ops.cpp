@@ -26,13 +26,15 @@ TORCH_LIBRARY(complexext, m) {
   m.def("fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor");
   m.def("fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor");
   m.def("fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor");
-  // Their out= overloads (CPU): out of the shape and dtype the op would
-  // return, contiguous, sharing no memory with self; written directly.
-  m.def("fft_c2c.out(Tensor self, int[] dim, int normalization, bool forward, *, "
+  // Their out= forms (CPU): out of the shape and dtype the op would
+  // return, contiguous, sharing no memory with self; written directly. Ops
+  // of their own, not overloads: an overload would change the messages of
+  // the ops above for a bad argument ("failed to match any schema").
+  m.def("fft_c2c_out(Tensor self, int[] dim, int normalization, bool forward, *, "
         "Tensor(a!) out) -> Tensor(a!)");
-  m.def("fft_r2c.out(Tensor self, int[] dim, int normalization, bool onesided, *, "
+  m.def("fft_r2c_out(Tensor self, int[] dim, int normalization, bool onesided, *, "
         "Tensor(a!) out) -> Tensor(a!)");
-  m.def("fft_c2r.out(Tensor self, int[] dim, int normalization, int last_dim_size, *, "
+  m.def("fft_c2r_out(Tensor self, int[] dim, int normalization, int last_dim_size, *, "
         "Tensor(a!) out) -> Tensor(a!)");
 
   // Shaped like aten::convolution; complex input, a weight of the same dtype

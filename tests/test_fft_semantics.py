@@ -185,7 +185,7 @@ def _bits(t):
 @pytest.mark.parametrize("name", ALL_FUNCS)
 def test_out_written_directly_on_cpu(name, dtype, monkeypatch):
     """On the CPU a contiguous out of the result's shape and dtype is written by
-    the kernel itself (the op's out= overload; no result to copy over), with
+    the kernel itself (the op's out= form, fft_*_out; no result to copy over), with
     the same bits as the allocating call; inverse-of-real functions (ihfft*:
     a conjugate of an r2c, and ifft* of real input) still compute and copy."""
     from complexext._frontend import fft as frontend
@@ -212,9 +212,9 @@ def test_out_written_directly_on_cpu(name, dtype, monkeypatch):
     ("fft_r2c", ([1], 0, True), (4, 5), torch.complex32),
     ("fft_c2r", ([1], 2, 8), (4, 8), torch.float16)])
 def test_out_overloads_refuse_bad_outputs(op, args, shape, dtype):
-    """The out= overloads take only what they can write directly, and say so."""
+    """The out= forms (fft_*_out) take only what they can write directly, and say so."""
     x = rand((4, 8), torch.float16 if op == "fft_r2c" else torch.complex32, seed=2)
-    f = getattr(torch.ops.complexext, op).out
+    f = getattr(torch.ops.complexext, op + "_out")
     good = torch.empty(shape, dtype=dtype)
     assert f(x, *args, out=good) is good
     bad = [(torch.empty(1, dtype=dtype), "out must have shape"),
@@ -224,7 +224,7 @@ def test_out_overloads_refuse_bad_outputs(op, args, shape, dtype):
     if op == "fft_c2c":
         bad.append((x, "out must not share memory with the input"))
     for out, msg in bad:
-        with pytest.raises(RuntimeError, match=f"^{op}: {msg}"):
+        with pytest.raises(RuntimeError, match=f"^{op}_out: {msg}"):  # the op's name
             f(x, *args, out=out)
     # fake tensors: the overload returns out, checked the same way
     with torch._subclasses.FakeTensorMode():

@@ -69,7 +69,7 @@ def _finish(fname, inp, result, out):
 
 
 def _into(x, out, shape, dtype):
-    """True when the op's out= overload may write out itself (no result to
+    """True when the op's out= form (fft_*_out) may write out itself (no result to
     copy over): eager CPU code with nothing to differentiate, out a plain
     contiguous tensor of exactly the result's shape and dtype, in memory of
     its own. Anything else (a resize, a dtype cast, a strided or aliasing
@@ -103,9 +103,9 @@ def _c2c(fname, x, sizes, dims, norm, forward, out):
         ctype = y.dtype if y.is_complex() else ck.complex_of(y.dtype)
         if _into(y, out, y.shape, ctype):
             if y.is_complex():
-                ops.fft_c2c.out(y, dims, mode, forward, out=out)
+                ops.fft_c2c_out(y, dims, mode, forward, out=out)
             else:
-                ops.fft_r2c.out(y, dims, mode, False, out=out)
+                ops.fft_r2c_out(y, dims, mode, False, out=out)
             return _finish_into(fname, x, out)
     if not dims:
         result = ck.to_complex(y).clone()
@@ -125,7 +125,7 @@ def _r2c(fname, x, sizes, dims, norm, forward, out):
     if out is not None and forward:
         shape = y.shape[:dims[-1]] + (y.shape[dims[-1]] // 2 + 1,) + y.shape[dims[-1] + 1:]
         if _into(y, out, shape, ck.complex_of(y.dtype)):
-            ops.fft_r2c.out(y, dims, mode, True, out=out)
+            ops.fft_r2c_out(y, dims, mode, True, out=out)
             return _finish_into(fname, x, out)
     result = ad.r2c(y, dims, mode, True)
     return _finish(fname, x, result if forward else _conj(result), out)
@@ -141,7 +141,7 @@ def _c2r(fname, x, sizes, dims, last_given, norm, forward, out):
     if out is not None:
         shape = y.shape[:dims[-1]] + (last,) + y.shape[dims[-1] + 1:]
         if _into(z, out, shape, y.real.dtype):
-            ops.fft_c2r.out(z, dims, mode, last, out=out)
+            ops.fft_c2r_out(z, dims, mode, last, out=out)
             return _finish_into(fname, x, out)
     result = ad.c2r(z, dims, mode, last)
     return _finish(fname, x, result, out)

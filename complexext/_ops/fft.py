@@ -69,18 +69,18 @@ def _c2r_fake(x, dim, normalization, last_dim_size):
 
 
 def _out_fake(name, fake):
-    """The fake of an out= overload: out, checked against what the op returns."""
+    """The fake of an out= form (fft_*_out): out, checked against what the op returns."""
     def run(x, dim, normalization, arg, *, out):
         want = fake(x, dim, normalization, arg)
         torch._check(out.shape == want.shape and out.dtype == want.dtype,
-                     lambda: f"{name}: out must be {want.dtype} of shape {tuple(want.shape)}, "
+                     lambda: f"{name}_out: out must be {want.dtype} of shape {tuple(want.shape)}, "
                              f"got {out.dtype} of shape {tuple(out.shape)}")
         return out
     return run
 
 
 for _name, _fake in (("fft_c2c", _c2c_fake), ("fft_r2c", _r2c_fake), ("fft_c2r", _c2r_fake)):
-    torch.library.register_fake(f"complexext::{_name}.out", _out_fake(_name, _fake))
+    torch.library.register_fake(f"complexext::{_name}_out", _out_fake(_name, _fake))
 
 
 def batch_first(name, x, bdim, dim):

@@ -67,7 +67,7 @@ at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normaliz
   return driver::fft_c2r(ax, self, dim, normalization, last_dim_size);
 }
 
-// The out= overloads: the last axis writes `out` itself (no copy).
+// The out= forms: the last axis writes `out` itself (no copy).
 at::Tensor& fft_c2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                         bool forward, at::Tensor& out) {
   CpuAxes ax;
@@ -95,9 +95,9 @@ TORCH_LIBRARY_IMPL(complexext, CPU, m) {
   m.impl("fft_c2c", &fft_c2c);
   m.impl("fft_r2c", &fft_r2c);
   m.impl("fft_c2r", &fft_c2r);
-  m.impl("fft_c2c.out", &fft_c2c_out);
-  m.impl("fft_r2c.out", &fft_r2c_out);
-  m.impl("fft_c2r.out", &fft_c2r_out);
+  m.impl("fft_c2c_out", &fft_c2c_out);
+  m.impl("fft_r2c_out", &fft_r2c_out);
+  m.impl("fft_c2r_out", &fft_c2r_out);
 }
 
 }  // namespace complexext

@@ -45,8 +45,9 @@ at::Tensor fft_c2c(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t n
                    bool forward, const at::Tensor* given = nullptr) {
   FftArgs a = check_c2c(self, dim, normalization);
   auto& dims = a.dims;
-  at::Tensor out = given ? check_fft_out("fft_c2c", *given, self, self.sizes(), self.scalar_type())
-                         : ax.empty(self.sizes(), self.options());
+  at::Tensor out =
+      given ? check_fft_out("fft_c2c_out", *given, self, self.sizes(), self.scalar_type())
+            : ax.empty(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   const int64_t d0 = dims.back();
   if (dims.size() == 1) {
@@ -69,7 +70,7 @@ at::Tensor fft_r2c(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t n
   auto& dims = a.dims;
   const int64_t d0 = dims.back();
   const auto ctype = c10::toComplexType(self.scalar_type());
-  at::Tensor out = given ? check_fft_out("fft_r2c", *given, self, a.shape, ctype)
+  at::Tensor out = given ? check_fft_out("fft_r2c_out", *given, self, a.shape, ctype)
                          : ax.empty(a.shape, self.options().dtype(ctype));
   if (out.numel() == 0) return out;
   if (dims.size() == 1) {
@@ -92,7 +93,7 @@ at::Tensor fft_c2r(A& ax, const at::Tensor& self, at::IntArrayRef dim, int64_t n
   const auto& dims = a.dims;
   const int64_t d0 = dims.back();
   const auto rtype = c10::toRealValueType(self.scalar_type());
-  at::Tensor out = given ? check_fft_out("fft_c2r", *given, self, a.shape, rtype)
+  at::Tensor out = given ? check_fft_out("fft_c2r_out", *given, self, a.shape, rtype)
                          : ax.empty(a.shape, self.options().dtype(rtype));
   if (out.numel() == 0) return out;
   at::Tensor src = self;
