@@ -32,10 +32,11 @@ def to_np(t):
 
 
 # One length per plan kind: radix 2/4/8, 3/5, generic odd 7/11/13, lane
-# Bluestein (17, 97, 4099), four-step (2^14, 3*2^13, 2^20) and Bluestein
-# around a four-step plan (the prime 10007).
+# Bluestein (17, 97, 4099, and 10007 with its m = 20250 past the lane
+# lengths), lane plans up to 2^14, four-step (3*2^13, 2^20) and Bluestein
+# around a four-step plan (the prime 16411).
 LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 30, 97, 143, 400, 1000, 1155, 4096, 4099,
-           8192, 16384, 24576, 10007]
+           8192, 16384, 24576, 10007, 16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext
@@ -71,7 +72,8 @@ def test_every_isa_matches_scipy_in_double(isa):
 
 # 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
 # and rows of 143 end in a partial run of pairs.
-@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 4099, 16384, 24576, 10007, 2 ** 20])
+@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 4099, 16384, 24576, 10007, 16411,
+                               2 ** 20])
 def test_complex32_within_floor(n):
     torch.manual_seed(n)
     rows = max(1, 2 ** 16 // n)
@@ -145,11 +147,11 @@ def test_isa_env_cannot_raise_above_the_cpu():
 
 def test_row_kernel_plans_only_where_row_kernels_run():
     """The plans only the row kernels read (the plan of n that pairs two
-    400-point real rows, the row plan of 16384) are built where the
+    400-point real rows, the row plan of 65536) are built where the
     instruction set has row kernels (AVX-512, AVX2), and not elsewhere."""
     code = ("import torch, complexext; c = complexext.backends.plan_cache; "
             "complexext.fft.rfft(torch.randn(4, 400)); a = c.size; "
-            "complexext.fft.fft(torch.randn(4, 16384, dtype=torch.complex64)); "
+            "complexext.fft.fft(torch.randn(4, 65536, dtype=torch.complex64)); "
             "print(torch.ops.complexext.cpu_isa(), a, c.size - a)")
     for want in ("generic", "avx2", "avx512"):
         env = dict(os.environ, COMPLEXEXT_CPU_ISA=want)
@@ -159,7 +161,8 @@ def test_row_kernel_plans_only_where_row_kernels_run():
         if isa != want:
             continue  # this CPU lacks it
         # rfft 400: the plan of 200 and the real twiddles, + the plan of 400
-        # to pair rows; fft 16384: two plans on every ISA, + the row plan
+        # to pair rows; fft 65536: two plans on every ISA (65536 and its
+        # four-step half 256), + the row plan
         rows = isa in ("avx2", "avx512")
         assert (int(rfft_plans), int(fft_plans)) == (2 + rows, 2 + rows), isa
 
@@ -336,7 +339,7 @@ def test_odd_real_rows_in_pairs(n, dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64], ids=str)
-@pytest.mark.parametrize("n", [16384, 3 * 2 ** 14, 65536])
+@pytest.mark.parametrize("n", [2 ** 15, 3 * 2 ** 14, 65536])
 def test_row_kernel_past_the_lane_lengths(n, dtype):
     """Lengths past the lane plans up to 65536 run one row at a time where
     a row kernel takes them (a row plan of n, axis.cpp) instead of

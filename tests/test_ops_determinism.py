@@ -96,9 +96,9 @@ class ConvCase:
                 self.out_numel / self.b.numel()]
 
 
-# name: a call taking no arguments. Lengths: 64 (Stockham), 97, 4099
-# (lane Bluestein), 16384, 24576 (four-step), 10007 (Bluestein around
-# four-step); one row of 1024 to 8192 points (the few-rows four-step split
+# name: a call taking no arguments. Lengths: 64 (Stockham), 97, 4099, 10007
+# (lane Bluestein), 16384 (lane plan, row kernels), 24576 (four-step),
+# 16411 (Bluestein around four-step); one row of 1024 to 8192 points (the few-rows four-step split
 # on every instruction set: it needs 4 * rows <= lanes); many rows (parallel
 # row groups).
 FFT_CASES = {
@@ -108,6 +108,7 @@ FFT_CASES = {
     "fft-c32-4x16384": fft_case("fft", C32, (4, 16384)),
     "ifft-c64-1x24576": fft_case("ifft", C64, (1, 24576)),
     "fft-c64-2x10007": fft_case("fft", C64, (2, 10007), norm="forward"),
+    "fft-c64-2x16411": fft_case("fft", C64, (2, 16411)),
     "fft-c32-1x4096-few-rows": fft_case("fft", C32, (1, 4096)),
     "fft-c128-1x6000-few-rows": fft_case("fft", C128, (1, 6000)),
     "rfft-f32-1x8192-few-rows": fft_case("rfft", F32, (1, 8192)),

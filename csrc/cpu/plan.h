@@ -17,7 +17,7 @@
 
 namespace complexext {
 
-constexpr int64_t kLaneMax = 8192;
+constexpr int64_t kLaneMax = 16384;
 
 template <class S>
 struct Plan {
