@@ -3,6 +3,7 @@ complex32 is judged as a ratio to its floor (the exact product of the
 rounded inputs, rounded to complex32), up to K = 4096; complex64 and
 complex128 against torch's own products; torch.matmul's shape rules
 (1-d operands, broadcast batch dims)."""
+import numpy as np
 import pytest
 import torch
 
@@ -25,6 +26,42 @@ def test_complex32_product_at_the_floor(m, k, n):
     check_precision(y, _ref(torch.matmul, a, b), C32)
     assert torch.equal(a.view(torch.int32), a0.view(torch.int32))
     assert torch.equal(b.view(torch.int32), b0.view(torch.int32))
+
+
+@pytest.mark.parametrize("m, k, n", [(40, 4096, 24), (17, 1, 9)])
+def test_more_rows_at_the_floor(m, k, n):
+    """The CPU's Gauss path (more than 16 rows) to K = 4096."""
+    a, b = rand((m, k), C32, seed=k + 2), rand((k, n), C32, seed=k + 3)
+    check_precision(complexext.matmul(a, b), _ref(torch.matmul, a, b), C32)
+
+
+def _nearly_real(shape, eps, seed):
+    g = torch.Generator().manual_seed(seed)
+    re = torch.randn(shape, dtype=torch.float64, generator=g)
+    im = eps * torch.randn(shape, dtype=torch.float64, generator=g)
+    return torch.complex(re, im).to(C32)
+
+
+@pytest.mark.parametrize("m", [8, 64])
+@pytest.mark.parametrize("eps", [1e-4, 1e-2, 0.1])
+@pytest.mark.parametrize("turn", ["real", "imaginary", "mixed"])
+def test_each_part_at_its_own_floor(m, eps, turn):
+    """Operands whose imaginary parts are eps of their real parts (or turned
+    by i) give a product with one part far smaller than the other; each part
+    is held to its own complex32 floor, not only the whole. Gauss's
+    P3 - P1 - P2 would put the small part at 7-13 x its floor at eps = 1e-4."""
+    k, n = 1024, 24
+    a, b = _nearly_real((m, k), eps, seed=1), _nearly_real((k, n), eps, seed=2)
+    if turn != "real":
+        b = (b.to(C64) * 1j).to(C32)
+    if turn == "imaginary":
+        a = (a.to(C64) * 1j).to(C32)
+    y = complexext.matmul(a, b)
+    ref = _ref(torch.matmul, a, b)
+    for part in (np.real, np.imag):
+        exact = part(ref).astype(np.complex128)
+        check_precision(torch.from_numpy(part(to_numpy(y)).astype(np.complex64)).to(C32),
+                        exact, C32)
 
 
 @pytest.mark.parametrize("dtype", [C64, C128])

@@ -11,10 +11,12 @@
 //    read of B and one write of C at 4 bytes a value, where torch's
 //    complex64 product moves 8, and no widened copies. BLAS kernels are
 //    tuned for large M and K; at M = 8 this kernel is the faster one.
-//  - otherwise: the operands widened to complex64 with F16C (in parallel),
-//    the complex64 GEMM of the BLAS torch links (MKL's cgemm, batched; its
-//    accumulation is fp32), the result rounded once. The conversions move
-//    O(MK + KN + MN) values against the product's O(MNK) work.
+//  - otherwise: Gauss's three real products (gauss below): the operands
+//    split into fp32 real and imaginary planes with F16C (in parallel,
+//    in their own layout, so a transposed operand costs no copy), three
+//    fp32 GEMMs of the BLAS torch links (MKL's sgemm; fp32 accumulation),
+//    and one pass that combines them and rounds once. The conversions move
+//    O(MK + KN + MN) values against the products' O(MNK) work.
 // COMPLEXEXT_CPU_ISA=generic selects the portable loops of both (the same
 // sums in the same order in fp32; the tests hold both to the complex32
 // floor against the complex128 product).
@@ -24,10 +26,13 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "../args/matmul_args.h"
+#include "axis.h"
 #include "conv_rows.h"
 
 namespace complexext {
@@ -203,14 +208,231 @@ void few_rows(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
   });
 }
 
-at::Tensor widened(const at::Tensor& t) {
-  auto w = at::empty(t.sizes(), t.options().dtype(at::kComplexFloat));
-  const auto* src = reinterpret_cast<const c10::Half*>(t.data_ptr());
-  auto* dst = reinterpret_cast<float*>(w.data_ptr());
-  at::parallel_for(0, 2 * t.numel(), int64_t{1} << 16,
-                   [&](int64_t lo, int64_t hi) { widen(src + lo, dst + lo, hi - lo); });
-  if (t.is_conj()) w.conj_physical_();  // the raw values of a conj view are unconjugated
-  return w;
+// Larger products: Gauss's three real products on fp32 planes, each a
+// BLAS sgemm (the BLAS torch links; its accumulation is fp32):
+//   P1 = Ar Br,  P2 = Ai Bi,  P3 = (Ar + Ai)(Br + Bi),
+//   C = (P1 - P2) + i (P3 - P1 - P2),
+// three quarters of the multiplications of the complex GEMM, on operands
+// of half its bytes. The sums and the cancellation in P3 - P1 - P2 cost
+// fp32 roundings of the size of (|Ar| + |Ai|)(|Br| + |Bi|), far under
+// complex32's rounding of C as a whole. They are not under that of C's
+// imaginary part when it is much smaller than those sums: both operands
+// nearly real (or both nearly imaginary). The split measures that from the
+// planes' norms, and such a product takes the fourth GEMM instead,
+// Ci = Ar Bi + Ai Br (imaginary parts 1e-4 of the real ones put Gauss's Ci
+// at 7-13 x its own complex32 floor, K = 64 to 4096; the guard keeps every
+// part at 1.00).
+constexpr double kGaussMinShare = 1.0 / 32;
+
+struct SumSq {
+  double re = 0, im = 0;
+};
+
+// n complex32 values -> their real parts, imaginary parts (negated for a
+// conjugate) and the sums of the two, in fp32: all three planes in one
+// pass, adding the squares of the real and imaginary parts to `sq`.
+void split3_portable(const c10::Half* src, float* re, float* im, float* sum, int64_t n,
+                     bool conj, SumSq& sq) {
+  float rr = 0, ii = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const float r = static_cast<float>(src[2 * j]), i = static_cast<float>(src[2 * j + 1]);
+    re[j] = r;
+    im[j] = conj ? -i : i;
+    sum[j] = r + im[j];
+    rr += r * r;
+    ii += i * i;
+  }
+  sq.re += rr;
+  sq.im += ii;
+}
+
+// C = (p1 - p2) + i (p3 - p1 - p2) (gauss) or (p1 - p2) + i p3, rounded
+// once, for n values.
+void combine_portable(const float* p1, const float* p2, const float* p3, c10::Half* c,
+                      int64_t n, bool gauss) {
+  for (int64_t j = 0; j < n; ++j) {
+    c[2 * j] = c10::Half(p1[j] - p2[j]);
+    c[2 * j + 1] = c10::Half(gauss ? p3[j] - p1[j] - p2[j] : p3[j]);
+  }
+}
+
+#ifdef CX_CONV_F16C
+// 8 values a step: the byte shuffle and qword permute of conv_rows::pack
+// (4 re then 4 im halves per 128-bit lane), two F16C conversions.
+__attribute__((target("avx2,fma,f16c"))) void split3_f16c(const c10::Half* src, float* re,
+                                                          float* im, float* sum, int64_t n,
+                                                          bool conj, SumSq& sq) {
+  const __m256i sel = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                       0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  const __m256 flip = _mm256_set1_ps(conj ? -0.f : 0.f);
+  __m256 rr = _mm256_setzero_ps(), ii = rr;
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * j));
+    v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, sel), _MM_SHUFFLE(3, 1, 2, 0));
+    const __m256 r = _mm256_cvtph_ps(_mm256_castsi256_si128(v));
+    const __m256 i = _mm256_xor_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(v, 1)), flip);
+    _mm256_storeu_ps(re + j, r);
+    _mm256_storeu_ps(im + j, i);
+    _mm256_storeu_ps(sum + j, _mm256_add_ps(r, i));
+    rr = _mm256_fmadd_ps(r, r, rr);
+    ii = _mm256_fmadd_ps(i, i, ii);
+  }
+  alignas(32) float lr[8], li[8];
+  _mm256_store_ps(lr, rr);
+  _mm256_store_ps(li, ii);
+  for (int q = 0; q < 8; ++q) {
+    sq.re += lr[q];
+    sq.im += li[q];
+  }
+  split3_portable(src + 2 * j, re + j, im + j, sum + j, n - j, conj, sq);
+}
+
+__attribute__((target("avx2,f16c"))) void combine_f16c(const float* p1, const float* p2,
+                                                       const float* p3, c10::Half* c, int64_t n,
+                                                       bool gauss) {
+  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m256 keep = _mm256_castsi256_ps(_mm256_set1_epi32(gauss ? -1 : 0));
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 a = _mm256_loadu_ps(p1 + j), b = _mm256_loadu_ps(p2 + j);
+    const __m128i hr = _mm256_cvtps_ph(_mm256_sub_ps(a, b), kRound);
+    const __m256 ab = _mm256_and_ps(_mm256_add_ps(a, b), keep);  // 0 where not gauss
+    const __m128i hi = _mm256_cvtps_ph(_mm256_sub_ps(_mm256_loadu_ps(p3 + j), ab), kRound);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(c + 2 * j), _mm_unpacklo_epi16(hr, hi));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(c + 2 * j + 8), _mm_unpackhi_epi16(hr, hi));
+  }
+  combine_portable(p1 + j, p2 + j, p3 + j, c + 2 * j, n - j, gauss);
+}
+#endif
+
+void split3(const c10::Half* src, float* re, float* im, float* sum, int64_t n, bool conj,
+            SumSq& sq) {
+#ifdef CX_CONV_F16C
+  if (conv_rows::use_f16c()) return split3_f16c(src, re, im, sum, n, conj, sq);
+#endif
+  split3_portable(src, re, im, sum, n, conj, sq);
+}
+
+void combine(const float* p1, const float* p2, const float* p3, c10::Half* c, int64_t n,
+             bool gauss) {
+#ifdef CX_CONV_F16C
+  if (conv_rows::use_f16c()) return combine_f16c(p1, p2, p3, c, n, gauss);
+#endif
+  combine_portable(p1, p2, p3, c, n, gauss);
+}
+
+// A (nb, R, C) complex32 operand as three fp32 planes: re, im (negated
+// where the conj bit is set) and re + im. A dense operand keeps its own
+// strides, so that the BLAS reads a transposed one (X^T, X^H) in place
+// through its transpose flag; a batch stride of 0 keeps one matrix,
+// expanded. The planes are views of one scratch block.
+struct Operand {
+  at::Tensor core;  // the values split: t, t's first matrix, or a contiguous copy
+  bool bcast, conj;
+  int64_t offset;   // of its first plane in the scratch block (floats)
+  int64_t plane;    // floats from each plane to the next (padded)
+  at::Tensor re, im, sum;
+  SumSq sq;         // sums of the squares of its real and imaginary parts
+};
+
+// Floats from one plane to the next in the scratch block: 64-byte aligned,
+// and skewed by a page and a line, so that planes of power-of-two sizes do
+// not start at addresses a large power of two apart (a GEMM reading two
+// such planes at once contends for the same cache sets: 3-8 % slower at
+// 1024^2 and 2048^2).
+int64_t padded(int64_t n) { return (n + 15) / 16 * 16 + 1040; }
+
+Operand operand(const at::Tensor& t) {
+  Operand o;
+  o.bcast = t.size(0) > 1 && t.stride(0) == 0;
+  o.core = o.bcast ? t.narrow(0, 0, 1) : t;
+  if (!o.core.is_non_overlapping_and_dense()) o.core = o.core.contiguous();
+  o.conj = o.core.is_conj();  // the raw values of a conj view are unconjugated
+  o.plane = padded(o.core.numel());
+  return o;
+}
+
+void place(Operand& o, const at::Tensor& scratch, const at::Tensor& t) {
+  at::Tensor* planes[3] = {&o.re, &o.im, &o.sum};
+  for (int q = 0; q < 3; ++q) {
+    auto v = scratch.as_strided(o.core.sizes(), o.core.strides(), o.offset + q * o.plane);
+    *planes[q] = o.bcast ? v.expand(t.sizes()) : v;
+  }
+}
+
+// out = x @ y (or out += x @ y) for float (nb, M, K) and (nb, K, N); a
+// single matrix goes to mm, which calls the BLAS GEMM directly.
+void real_product(at::Tensor out, const at::Tensor& x, const at::Tensor& y, bool add = false) {
+  if (out.size(0) == 1) {
+    auto o = out.select(0, 0);
+    if (add)
+      o.addmm_(x.select(0, 0), y.select(0, 0));
+    else
+      at::mm_out(o, x.select(0, 0), y.select(0, 0));
+  } else if (add) {
+    out.baddbmm_(x, y);
+  } else {
+    at::bmm_out(out, x, y);
+  }
+}
+
+// Gauss's share: the scale of C's imaginary part over that of the sums
+// Gauss's P3 forms, from the operands' norms (1/2 for balanced operands).
+double imaginary_share(const SumSq& a, const SumSq& b) {
+  const double ar = std::sqrt(a.re), ai = std::sqrt(a.im);
+  const double br = std::sqrt(b.re), bi = std::sqrt(b.im);
+  const double sums = (ar + ai) * (br + bi);
+  return sums > 0 ? (ar * bi + ai * br) / sums : 1.0;
+}
+
+void gauss(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
+  const int64_t nb = a.size(0), M = a.size(1), N = b.size(2), MN = nb * M * N;
+  Operand oa = operand(a), ob = operand(b);
+  oa.offset = 0;
+  ob.offset = 3 * oa.plane;
+  const int64_t prods = ob.offset + 3 * ob.plane, prod = padded(MN);
+  // one block for the six planes and the three products: from the output
+  // cache when it is large, so that a repeated call faults in no fresh pages
+  auto scratch = new_output({prods + 3 * prod}, a.options().dtype(at::kFloat));
+  place(oa, scratch, a);
+  place(ob, scratch, b);
+  float* base = scratch.data_ptr<float>();
+  const int64_t na = oa.core.numel(), nt = na + ob.core.numel();
+  const auto* srca = reinterpret_cast<const c10::Half*>(oa.core.data_ptr());
+  const auto* srcb = reinterpret_cast<const c10::Half*>(ob.core.data_ptr());
+  std::mutex lock;
+  at::parallel_for(0, nt, int64_t{1} << 14, [&](int64_t lo, int64_t hi) {
+    for (Operand* o : {&oa, &ob}) {  // [0, na) are a's values, [na, nt) b's
+      const int64_t first = o == &oa ? 0 : na, last = o == &oa ? na : nt;
+      const int64_t l = std::max(lo, first) - first, h = std::min(hi, last) - first;
+      if (l >= h) continue;
+      float* p = base + o->offset;
+      SumSq sq;
+      split3((o == &oa ? srca : srcb) + 2 * l, p + l, p + o->plane + l, p + 2 * o->plane + l,
+             h - l, o->conj, sq);
+      std::lock_guard<std::mutex> g(lock);
+      o->sq.re += sq.re;
+      o->sq.im += sq.im;
+    }
+  });
+  const bool use_gauss = imaginary_share(oa.sq, ob.sq) >= kGaussMinShare;
+  auto product = [&](int q) {
+    return scratch.as_strided({nb, M, N}, {M * N, N, 1}, prods + q * prod);
+  };
+  real_product(product(0), oa.re, ob.re);
+  real_product(product(1), oa.im, ob.im);
+  if (use_gauss) {
+    real_product(product(2), oa.sum, ob.sum);
+  } else {
+    real_product(product(2), oa.re, ob.im);
+    real_product(product(2), oa.im, ob.re, /*add=*/true);
+  }
+  const float* P = base + prods;
+  auto* C = reinterpret_cast<c10::Half*>(out.data_ptr());
+  at::parallel_for(0, MN, int64_t{1} << 14, [&](int64_t lo, int64_t hi) {
+    combine(P + lo, P + prod + lo, P + 2 * prod + lo, C + 2 * lo, hi - lo, use_gauss);
+  });
 }
 
 at::Tensor complex_bmm_cpu(const at::Tensor& a, const at::Tensor& b) {
@@ -224,13 +446,7 @@ at::Tensor complex_bmm_cpu(const at::Tensor& a, const at::Tensor& b) {
     few_rows(a, b, out);
     return out;
   }
-  const auto ac = a.contiguous(), bc = b.contiguous();
-  const auto prod = nb == 1 ? at::mm(widened(ac)[0], widened(bc)[0]).unsqueeze(0)
-                            : at::bmm(widened(ac), widened(bc));
-  const auto* P = reinterpret_cast<const float*>(prod.data_ptr());
-  auto* C = reinterpret_cast<c10::Half*>(out.data_ptr());
-  at::parallel_for(0, 2 * prod.numel(), int64_t{1} << 16,
-                   [&](int64_t lo, int64_t hi) { narrow(P + lo, C + lo, hi - lo); });
+  gauss(a, b, out);
   return out;
 }
 
