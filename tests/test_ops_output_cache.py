@@ -162,3 +162,33 @@ def test_fork_while_another_thread_holds_the_lock():
     # a test-only op) must give a child whose cache works: the lock is taken
     # around fork, so fork waits for it instead of copying it locked.
     assert child_survives_held_lock(torch.ops.complexext._output_cache_hold_lock, _child_fft)
+
+
+def test_convolution_and_product_scratch_use_it():
+    """complex32 convolution's output and its packed real input, and the
+    matrix product's scratch (fp32 planes and partial products), come from
+    the cache: a repeated call reuses them with no fresh pages."""
+    import complexext.nn.functional as CF
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(2, 8, 64, 256, dtype=torch.complex64, generator=g).to(torch.complex32)
+    w = torch.randn(8, 8, 3, 3, dtype=torch.complex64, generator=g).to(torch.complex32)
+    y = CF.conv2d(x, w, padding=1)
+    assert output_cache.size >= 2 * MiB  # the packed input (fp32 planes), freed in the call
+    ptr = y.data_ptr()
+    del y
+    y = CF.conv2d(x, w, padding=1)
+    assert y.data_ptr() == ptr
+    ref = torch.nn.functional.conv2d(x.to(torch.complex128), w.to(torch.complex128), padding=1)
+    err = (y.to(torch.complex128) - ref).norm() / ref.norm()
+    assert err < 1e-3
+
+    output_cache.clear()
+    a = torch.randn(256, 256, dtype=torch.complex64, generator=g).to(torch.complex32)
+    b = torch.randn(256, 256, dtype=torch.complex64, generator=g).to(torch.complex32)
+    p = complexext.matmul(a, b)
+    held = output_cache.size
+    assert held >= 2 * MiB  # 6 planes and 3 products of 256 KiB, freed in the call
+    for _ in range(3):  # each call takes that block back: no second one is mapped
+        p2 = complexext.matmul(a, b)
+        assert output_cache.size == held
+    assert torch.equal(p2.view(torch.int32), p.view(torch.int32))

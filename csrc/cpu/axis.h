@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "axis_job.h"
+#include "output_pool.h"
 
 namespace complexext {
 
@@ -53,19 +54,5 @@ void run_axis(cx_axis_job J, const at::Tensor& in, const at::Tensor& out, int64_
 void run_rows(cx_axis_job J, const std::function<void()>& also = nullptr);
 
 int storage_of(c10::ScalarType t);
-
-// at::empty for an op's CPU output. One of >= 1 MiB comes from a bounded
-// cache of recently freed blocks (output_pool.cpp), so a repeated call
-// touches no fresh pages (a page fault per 4 KiB otherwise, as long as the
-// transform itself for a few-MiB output); a fresh block of >= 2 MiB is
-// 2 MiB aligned and advised as transparent huge pages.
-at::Tensor new_output(at::IntArrayRef shape, const at::TensorOptions& options);
-
-// complexext.backends.output_cache: bytes cached, the bound, clear.
-int64_t output_cache_size();
-int64_t output_cache_max_size();
-void output_cache_set_max_size(int64_t n);
-void output_cache_clear();
-void output_cache_hold_lock(int64_t ms);  // tests: the cache's lock held for ms
 
 }  // namespace complexext

@@ -23,6 +23,7 @@
 
 #include "conv_common.h"
 #include "conv_pack.h"
+#include "output_pool.h"
 
 namespace complexext {
 namespace {
@@ -62,7 +63,7 @@ at::Tensor complex_convolution(const at::Tensor& input, const at::Tensor& weight
                                bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   const auto shape = conv::output_shape("convolution", input, weight, bias, stride, padding,
                                         dilation, transposed, output_padding, groups);
-  at::Tensor out = at::empty(shape, input.options());
+  at::Tensor out = new_output(shape, input.options());
   if (out.numel() == 0) return out;
   if (input.size(1) == 0) {  // no input channels: the bias alone (oneDNN refuses empty channels)
     out.zero_();

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "conv_rows.h"
+#include "output_pool.h"
 
 namespace complexext {
 namespace {
@@ -143,11 +144,11 @@ at::Tensor pack_split(const at::Tensor& x, const SplitLayout& L, at::ScalarType 
   const auto opts = x.options().dtype(compute);
   at::Tensor dst;
   if (channels_last) {
-    dst = at::empty(order, opts).permute(perm);
+    dst = new_output(order, opts).permute(perm);
   } else {
     std::vector<int64_t> shape = {L.batches(), L.channels()};
     shape.insert(shape.end(), spatial.begin(), spatial.end());
-    dst = at::empty(shape, opts);
+    dst = new_output(shape, opts);
   }
   if (dst.numel() == 0) return dst;
   const int64_t S = x.numel() / (L.B * L.C);

@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "../args/matmul_args.h"
-#include "axis.h"
 #include "conv_rows.h"
+#include "output_pool.h"
 
 namespace complexext {
 namespace {

@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "axis.h"
+#include "output_pool.h"
 
 #if defined(__linux__) || defined(__APPLE__)
 #include <pthread.h>
