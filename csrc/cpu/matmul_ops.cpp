@@ -5,9 +5,12 @@
 //  - few rows (M <= 16: beamforming's (F, C, C) @ (F, C, T), covariance
 //    products, matrix-vector): a kernel of its own reads the fp16 operands
 //    directly. Each task takes one batch and a strip of 64 columns; it
-//    widens that batch's A (M x K, small) into fp32 once, and for every 4
-//    columns and 4 rows keeps 8 fp32 accumulators in registers (block4),
-//    streaming B's rows through F16C conversions: one
+//    widens that batch's A (M x K, small) into fp32 once (up to 256
+//    values, also as 8 copies of each, so that each FMA takes its A
+//    operand from memory: 13 instructions for 8 FMAs a step, near the
+//    FMA ports' bound), and for every 4 columns and 4 rows keeps 8 fp32
+//    accumulators in registers (block4), streaming B's rows through F16C
+//    conversions: one
 //    read of B and one write of C at 4 bytes a value, where torch's
 //    complex64 product moves 8, and no widened copies. BLAS kernels are
 //    tuned for large M and K; at M = 8 this kernel is the faster one.
@@ -43,6 +46,7 @@ using conv_rows::widen;
 
 constexpr int64_t kSmallRows = 16;  // the few-rows kernel up to this M
 constexpr int64_t kStrip = 64;      // columns per task
+constexpr int64_t kPreValues = 256; // A in 8 copies up to M K values (16 KiB)
 
 // C[i, n] for rows [i0, i0 + rows) and columns [n0, n1): a (M x K) in fp32
 // (interleaved re, im), b and c complex32 with row strides ldb, ldc (values).
@@ -79,29 +83,41 @@ __attribute__((target("avx2,fma,f16c"))) inline void put4(c10::Half* c, __m256 p
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-template <int R>
-__attribute__((target("avx2,fma,f16c"))) inline void block4(const float* a, int64_t K,
-                                                            const c10::Half* b, int64_t ldb,
-                                                            c10::Half* c, int64_t ldc) {
+// A's value j of a row-major fp32 (M x K) complex matrix as 8 copies: a
+// broadcast load (Pre = false), or an aligned load from the copy made
+// ahead (Pre = true), which the FMA takes as its memory operand: one
+// instruction a product instead of two.
+template <bool Pre>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline __m256 a_at(const float* a,
+                                                                           int64_t j) {
+  if constexpr (Pre)
+    return _mm256_load_ps(a + 8 * j);
+  else
+    return _mm256_broadcast_ss(a + j);
+}
+
+template <int R, bool Pre>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void block4(
+    const float* a, int64_t K, const c10::Half* b, int64_t ldb, c10::Half* c, int64_t ldc) {
   __m256 p0 = _mm256_setzero_ps(), q0 = p0, p1 = p0, q1 = p0, p2 = p0, q2 = p0, p3 = p0, q3 = p0;
   const float* a0 = a;
-  for (int64_t k = 0; k < K; ++k, a0 += 2) {
+  for (int64_t k = 0; k < K; ++k, a0 += Pre ? 16 : 2) {
     const __m256 v = _mm256_cvtph_ps(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 2 * k * ldb)));
     const __m256 w = _mm256_permute_ps(v, _MM_SHUFFLE(2, 3, 0, 1));
-    p0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0), v, p0);
-    q0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 1), w, q0);
+    p0 = _mm256_fmadd_ps(a_at<Pre>(a0, 0), v, p0);
+    q0 = _mm256_fmadd_ps(a_at<Pre>(a0, 1), w, q0);
     if constexpr (R > 1) {
-      p1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 2 * K), v, p1);
-      q1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 2 * K + 1), w, q1);
+      p1 = _mm256_fmadd_ps(a_at<Pre>(a0, 2 * K), v, p1);
+      q1 = _mm256_fmadd_ps(a_at<Pre>(a0, 2 * K + 1), w, q1);
     }
     if constexpr (R > 2) {
-      p2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 4 * K), v, p2);
-      q2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 4 * K + 1), w, q2);
+      p2 = _mm256_fmadd_ps(a_at<Pre>(a0, 4 * K), v, p2);
+      q2 = _mm256_fmadd_ps(a_at<Pre>(a0, 4 * K + 1), w, q2);
     }
     if constexpr (R > 3) {
-      p3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 6 * K), v, p3);
-      q3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + 6 * K + 1), w, q3);
+      p3 = _mm256_fmadd_ps(a_at<Pre>(a0, 6 * K), v, p3);
+      q3 = _mm256_fmadd_ps(a_at<Pre>(a0, 6 * K + 1), w, q3);
     }
   }
   put4(c, p0, q0);
@@ -110,23 +126,26 @@ __attribute__((target("avx2,fma,f16c"))) inline void block4(const float* a, int6
   if constexpr (R > 3) put4(c + 6 * ldc, p3, q3);
 }
 
-void strip_f16c(const float* a, int64_t K, const c10::Half* b, int64_t ldb, c10::Half* c,
-                int64_t ldc, int64_t M, int64_t n0, int64_t n1, std::vector<float>& acc) {
-  int64_t n = n0;
-  for (; n + 4 <= n1; n += 4) {
+// a: A as fp32 (Pre = false) or its 8-copy form (Pre = true).
+template <bool Pre>
+__attribute__((target("avx2,fma,f16c"))) void strip_f16c(const float* a, int64_t K,
+                                                         const c10::Half* b, int64_t ldb,
+                                                         c10::Half* c, int64_t ldc, int64_t M,
+                                                         int64_t n0, int64_t n1) {
+  constexpr int64_t kA = Pre ? 8 : 1;  // floats a value of A takes in a
+  for (int64_t n = n0; n + 4 <= n1; n += 4) {
     for (int64_t i = 0; i < M; i += 4) {
-      const float* ai = a + 2 * i * K;
+      const float* ai = a + 2 * i * K * kA;
       const c10::Half* bn = b + 2 * n;
       c10::Half* ci = c + 2 * (i * ldc + n);
       switch (std::min<int64_t>(4, M - i)) {
-        case 4: block4<4>(ai, K, bn, ldb, ci, ldc); break;
-        case 3: block4<3>(ai, K, bn, ldb, ci, ldc); break;
-        case 2: block4<2>(ai, K, bn, ldb, ci, ldc); break;
-        default: block4<1>(ai, K, bn, ldb, ci, ldc); break;
+        case 4: block4<4, Pre>(ai, K, bn, ldb, ci, ldc); break;
+        case 3: block4<3, Pre>(ai, K, bn, ldb, ci, ldc); break;
+        case 2: block4<2, Pre>(ai, K, bn, ldb, ci, ldc); break;
+        default: block4<1, Pre>(ai, K, bn, ldb, ci, ldc); break;
       }
     }
   }
-  if (n < n1) strip_portable(a, K, b, ldb, c, ldc, 0, M, n, n1, acc);
 }
 #endif
 
@@ -181,8 +200,13 @@ void few_rows(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
   const int64_t strips = (N + kStrip - 1) / kStrip;
   const int64_t work = std::max<int64_t>(1, M * K * std::min(N, kStrip));
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / work);
+  // A in its 8-copy form while that stays in L1 (2 M K values of 32 bytes)
+  const bool pre = M * K <= kPreValues;
   at::parallel_for(0, nb * strips, grain, [&](int64_t lo, int64_t hi) {
     std::vector<float> wa(2 * M * K), acc;
+    std::vector<float> wpre(pre ? 16 * M * K + 8 : 0);  // + 8: room to align to 32 bytes
+    float* apre = wpre.data();
+    apre += (8 - reinterpret_cast<uintptr_t>(apre) / sizeof(float) % 8) % 8;
     std::vector<uint32_t> gb(direct_b ? 0 : K * N);
     int64_t widened = -1;
     for (int64_t t = lo; t < hi; ++t) {
@@ -190,6 +214,7 @@ void few_rows(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
       const int64_t n1 = std::min(N, n0 + kStrip);
       if (batch != widened) {
         widen_a(A + 2 * batch * sa0, M, K, sa1, sa2, conj_a, wa.data());
+        for (int64_t j = 0; pre && j < 2 * M * K; ++j) std::fill_n(apre + 8 * j, 8, wa[j]);
         if (!direct_b) gather_b(B + 2 * batch * sb0, K, N, sb1, sb2, conj_b, gb.data());
         widened = batch;
       }
@@ -199,7 +224,12 @@ void few_rows(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
       c10::Half* c = C + 2 * batch * M * N;
 #ifdef CX_CONV_F16C
       if (conv_rows::use_f16c()) {
-        strip_f16c(wa.data(), K, bb, ldb, c, N, M, n0, n1, acc);
+        const int64_t n4 = n0 + (n1 - n0) / 4 * 4;  // whole groups of 4 columns
+        if (pre)
+          strip_f16c<true>(apre, K, bb, ldb, c, N, M, n0, n4);
+        else
+          strip_f16c<false>(wa.data(), K, bb, ldb, c, N, M, n0, n4);
+        if (n4 < n1) strip_portable(wa.data(), K, bb, ldb, c, N, 0, M, n4, n1, acc);
         continue;
       }
 #endif
@@ -439,7 +469,7 @@ at::Tensor complex_bmm_cpu(const at::Tensor& a, const at::Tensor& b) {
   matmul::check_bmm("bmm", a, b);
   if (a.scalar_type() != at::kComplexHalf) return at::bmm(a, b);
   const int64_t nb = a.size(0), M = a.size(1), K = a.size(2), N = b.size(2);
-  auto out = at::empty({nb, M, N}, a.options().dtype(at::kComplexHalf));
+  auto out = new_output({nb, M, N}, a.options().dtype(at::kComplexHalf));
   if (out.numel() == 0) return out;
   if (K == 0) return out.fill_(0);
   if (M <= kSmallRows) {
