@@ -423,8 +423,14 @@ void gauss(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
   ob.offset = 3 * oa.plane;
   const int64_t prods = ob.offset + 3 * ob.plane, prod = padded(MN);
   // one block for the six planes and the three products: from the output
-  // cache when it is large, so that a repeated call faults in no fresh pages
-  auto scratch = new_output({prods + 3 * prod}, a.options().dtype(at::kFloat));
+  // cache when it is large, so that a repeated call faults in no fresh pages;
+  // past the cache's bound, where it would be mapped fresh anyway, from
+  // torch's allocator (the cache's fresh blocks are advised as huge pages,
+  // whose faults measured slower and far more variable at 144 MiB)
+  const int64_t floats = prods + 3 * prod;
+  const auto fopts = a.options().dtype(at::kFloat);
+  auto scratch = floats * 4 > output_cache_max_size() ? at::empty({floats}, fopts)
+                                                      : new_output({floats}, fopts);
   place(oa, scratch, a);
   place(ob, scratch, b);
   float* base = scratch.data_ptr<float>();
