@@ -40,18 +40,38 @@ inline void unpack_portable(const R* re, const R* im, T* dst, int64_t n, R br, R
 }
 
 #ifdef CX_CONV_F16C
-// 8 complex32 values a step: 16 halves r0 i0 r1 i1 ... split by a byte
-// shuffle (per 128-bit lane: 4 re then 4 im) and a qword permute.
-__attribute__((target("avx2,f16c"))) inline void pack_f16c(const c10::Half* src, float* re,
-                                                           float* im, int64_t n) {
+// 8 complex32 values at src -> their 8 real and 8 imaginary parts in fp32:
+// 16 halves r0 i0 r1 i1 ... split by a byte shuffle (per 128-bit lane: 4 re
+// then 4 im) and a qword permute, then two F16C conversions.
+__attribute__((target("avx2,f16c"), always_inline)) inline void load_split8(
+    const c10::Half* src, __m256& re, __m256& im) {
   const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
                                          0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+  v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, split), _MM_SHUFFLE(3, 1, 2, 0));
+  re = _mm256_cvtph_ps(_mm256_castsi256_si128(v));
+  im = _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1));
+}
+
+// 8 real and 8 imaginary parts -> 8 complex32 values at dst, each rounded
+// once to nearest even.
+__attribute__((target("avx2,f16c"), always_inline)) inline void store_interleaved8(
+    c10::Half* dst, __m256 re, __m256 im) {
+  const __m128i hr = _mm256_cvtps_ph(re, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m128i hi = _mm256_cvtps_ph(im, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_unpacklo_epi16(hr, hi));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 8), _mm_unpackhi_epi16(hr, hi));
+}
+
+// 8 complex32 values a step.
+__attribute__((target("avx2,f16c"))) inline void pack_f16c(const c10::Half* src, float* re,
+                                                           float* im, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i));
-    v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, split), _MM_SHUFFLE(3, 1, 2, 0));
-    _mm256_storeu_ps(re + i, _mm256_cvtph_ps(_mm256_castsi256_si128(v)));
-    _mm256_storeu_ps(im + i, _mm256_cvtph_ps(_mm256_extracti128_si256(v, 1)));
+    __m256 r, m;
+    load_split8(src + 2 * i, r, m);
+    _mm256_storeu_ps(re + i, r);
+    _mm256_storeu_ps(im + i, m);
   }
   pack_portable(src + 2 * i, re + i, im + i, n - i);
 }
@@ -61,14 +81,9 @@ __attribute__((target("avx2,f16c"))) inline void unpack_f16c(const float* re, co
                                                              float bi) {
   const __m256 vbr = _mm256_set1_ps(br), vbi = _mm256_set1_ps(bi);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i hr = _mm256_cvtps_ph(_mm256_add_ps(_mm256_loadu_ps(re + i), vbr),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m128i hi = _mm256_cvtps_ph(_mm256_add_ps(_mm256_loadu_ps(im + i), vbi),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i), _mm_unpacklo_epi16(hr, hi));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i + 8), _mm_unpackhi_epi16(hr, hi));
-  }
+  for (; i + 8 <= n; i += 8)
+    store_interleaved8(dst + 2 * i, _mm256_add_ps(_mm256_loadu_ps(re + i), vbr),
+                       _mm256_add_ps(_mm256_loadu_ps(im + i), vbi));
   unpack_portable(re + i, im + i, dst + 2 * i, n - i, br, bi);
 }
 #endif

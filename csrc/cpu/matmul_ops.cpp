@@ -200,8 +200,12 @@ void few_rows(const at::Tensor& a, const at::Tensor& b, at::Tensor& out) {
   const int64_t strips = (N + kStrip - 1) / kStrip;
   const int64_t work = std::max<int64_t>(1, M * K * std::min(N, kStrip));
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / work);
-  // A in its 8-copy form while that stays in L1 (2 M K values of 32 bytes)
-  const bool pre = M * K <= kPreValues;
+  // A in its 8-copy form while that stays in L1 (2 M K values of 32 bytes),
+  // for the F16C kernel only (the portable loop reads wa)
+  bool pre = false;
+#ifdef CX_CONV_F16C
+  pre = conv_rows::use_f16c() && M * K <= kPreValues;
+#endif
   at::parallel_for(0, nb * strips, grain, [&](int64_t lo, int64_t hi) {
     std::vector<float> wa(2 * M * K), acc;
     std::vector<float> wpre(pre ? 16 * M * K + 8 : 0);  // + 8: room to align to 32 bytes
@@ -287,21 +291,17 @@ void combine_portable(const float* p1, const float* p2, const float* p3, c10::Ha
 }
 
 #ifdef CX_CONV_F16C
-// 8 values a step: the byte shuffle and qword permute of conv_rows::pack
-// (4 re then 4 im halves per 128-bit lane), two F16C conversions.
+// 8 values a step (conv_rows::load_split8).
 __attribute__((target("avx2,fma,f16c"))) void split3_f16c(const c10::Half* src, float* re,
                                                           float* im, float* sum, int64_t n,
                                                           bool conj, SumSq& sq) {
-  const __m256i sel = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
-                                       0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
   const __m256 flip = _mm256_set1_ps(conj ? -0.f : 0.f);
   __m256 rr = _mm256_setzero_ps(), ii = rr;
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * j));
-    v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, sel), _MM_SHUFFLE(3, 1, 2, 0));
-    const __m256 r = _mm256_cvtph_ps(_mm256_castsi256_si128(v));
-    const __m256 i = _mm256_xor_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(v, 1)), flip);
+    __m256 r, i;
+    conv_rows::load_split8(src + 2 * j, r, i);
+    i = _mm256_xor_ps(i, flip);
     _mm256_storeu_ps(re + j, r);
     _mm256_storeu_ps(im + j, i);
     _mm256_storeu_ps(sum + j, _mm256_add_ps(r, i));
@@ -321,16 +321,13 @@ __attribute__((target("avx2,fma,f16c"))) void split3_f16c(const c10::Half* src, 
 __attribute__((target("avx2,f16c"))) void combine_f16c(const float* p1, const float* p2,
                                                        const float* p3, c10::Half* c, int64_t n,
                                                        bool gauss) {
-  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m256 keep = _mm256_castsi256_ps(_mm256_set1_epi32(gauss ? -1 : 0));
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
     const __m256 a = _mm256_loadu_ps(p1 + j), b = _mm256_loadu_ps(p2 + j);
-    const __m128i hr = _mm256_cvtps_ph(_mm256_sub_ps(a, b), kRound);
     const __m256 ab = _mm256_and_ps(_mm256_add_ps(a, b), keep);  // 0 where not gauss
-    const __m128i hi = _mm256_cvtps_ph(_mm256_sub_ps(_mm256_loadu_ps(p3 + j), ab), kRound);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(c + 2 * j), _mm_unpacklo_epi16(hr, hi));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(c + 2 * j + 8), _mm_unpackhi_epi16(hr, hi));
+    conv_rows::store_interleaved8(c + 2 * j, _mm256_sub_ps(a, b),
+                                  _mm256_sub_ps(_mm256_loadu_ps(p3 + j), ab));
   }
   combine_portable(p1 + j, p2 + j, p3 + j, c + 2 * j, n - j, gauss);
 }
