@@ -4,21 +4,25 @@
 #pragma once
 #include "cx_defs.h"
 
-// Radices in the order the passes run: 16s first, then an 8, 4 or 2, then
-// the odd radices. Returns the number of passes, or 0 when n has a prime factor
-// above 13 (Bluestein then computes the transform).
-CX_FN int cx_factorize(cx_i64 n, CX_PRIVATE int* radices) {
+// Radices in the order the passes run: `top` (16 or 8) while it divides,
+// then one 8, 4 or 2 for the rest of the power of two, then the odd radices.
+// Returns the number of passes, or 0 when n has a prime factor above 13
+// (Bluestein then computes the transform).
+CX_FN int cx_factorize_top(cx_i64 n, int top, CX_PRIVATE int* radices) {
   int count = 0;
-  while (n % 16 == 0) { radices[count++] = 16; n /= 16; }
-  if (n % 8 == 0) { radices[count++] = 8; n /= 8; }
-  if (n % 4 == 0) { radices[count++] = 4; n /= 4; }
-  if (n % 2 == 0) { radices[count++] = 2; n /= 2; }
+  while (n % top == 0) { radices[count++] = top; n /= top; }
+  for (int r = top / 2; r >= 2; r /= 2) {
+    if (n % r == 0) { radices[count++] = r; n /= r; }
+  }
   const int odd[5] = {3, 5, 7, 11, 13};
   for (int i = 0; i < 5; ++i) {
     while (n % odd[i] == 0) { radices[count++] = odd[i]; n /= odd[i]; }
   }
   return n == 1 ? count : 0;
 }
+
+// The plans of every backend: 16s first.
+CX_FN int cx_factorize(cx_i64 n, CX_PRIVATE int* radices) { return cx_factorize_top(n, 16, radices); }
 
 // Smallest 2,3,5-smooth length >= n (Bluestein's convolution length).
 CX_FN cx_i64 cx_next_smooth(cx_i64 n) {

@@ -657,6 +657,18 @@ int has_rows() {
 #endif
 }
 
+// AVX2: a radix-16 step holds 32 vectors in 16 registers, and the spills
+// made the lane engine's radix-16 pass slower than an 8 and a 2 (Bluestein
+// at n = 6126, inner length 12288 = 16^3 * 3 against 8^4 * 3: 1.34 x;
+// docs/measurements.md).
+int top_radix() {
+#if defined(CX_AVX2)
+  return 8;
+#else
+  return 16;
+#endif
+}
+
 int lanes(int is_double) { return is_double ? (int)lanes_of<double>::W : (int)lanes_of<float>::W; }
 
 // Rows [r0, r1) of the job; scratch holds two buffers of plan->work vectors

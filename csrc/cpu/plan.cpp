@@ -30,10 +30,16 @@ cx<S> round_to(cx<double> z) {
   return cx_make<S>((S)z.re, (S)z.im);
 }
 
+// The Stockham passes of n, `top` the largest power-of-two radix
+// (cx_factorize_top): 16 for the plans that jobs run directly (the row
+// kernels of 256 and 512 are keyed on their passes); isa().top_radix() for
+// those that only run inside another: Bluestein's inner length and the row
+// kernels' m. Every cut is a plan any executor runs, the Metal kernels'
+// included.
 template <class S>
-void fill_stockham(Plan<S>& P, int64_t n) {
+void fill_stockham(Plan<S>& P, int64_t n, int top = 16) {
   int radices[CX_MAX_PASSES];
-  int np = cx_factorize(n, radices);
+  int np = cx_factorize_top(n, top, radices);
   P.d.n = n;
   P.d.npasses = np;
   int64_t ns = 1;
@@ -67,7 +73,7 @@ void fill_row(Plan<S>& P) {
   const int64_t m = n / 16;
   auto row = std::make_shared<Plan<S>>();
   row->n = m;
-  fill_stockham(*row, m);
+  fill_stockham(*row, m, isa().top_radix());
   P.row = row;
   P.row_re.resize(n);
   P.row_im.resize(n);
@@ -151,7 +157,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
     // needs a Stockham plan of m whatever its size.
     auto inner = std::make_shared<Plan<S>>();
     inner->n = m;
-    fill_stockham(*inner, m);
+    fill_stockham(*inner, m, isa().top_radix());
     P.inner = inner;
   }
   P.d.bluestein = 1;
