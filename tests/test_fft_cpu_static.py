@@ -30,6 +30,7 @@ BUDGET = [
     ("void cx_avx2::pass16<float __vector(8), float>(", 400, 0),
     ("void cx_avx2::pass16<cx_avx2::rv, float>(", 730, 8),
     ("void cx_avx2::pass_fixed<8, float __vector(8), float>(", 80, 0),
+    ("void cx_avx2::pass_halves<8, float>(", 150, 0),
     ("void cx_avx2::pass_odd_fixed<13, float __vector(8), float>(", 230, 0),
     ("cx_avx2::row256_fft(", 860, 0),
     ("void cx_avx512::pass16<float __vector(16), float>(", 200, 0),

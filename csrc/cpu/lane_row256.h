@@ -37,6 +37,41 @@ CX_LANE_INLINE static void row_twiddle(cx<rv>* v, cx_i64 count, const float* re,
 // taken as 0), transposed (vector b, lane c) and put through a DFT-16 down
 // the vectors: out[d], lane c = sum_b v[c] lane b * w16^(b*d). v is read
 // whole before out is written, so out may be v.
+#if defined(CX_AVX2)
+// AVX2: one half of the result at a time. Lanes 8h..8h+7 of the result are
+// the 8 x 8 transposes of vectors 8h..8h+7 of v (their two halves one
+// after the other), put through a DFT-16 of their own: 16 complex
+// registers live instead of 32 (the whole-rv step spilled most of them).
+CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) {
+  vf hr[2][16], hi[2][16];
+  const vf zero = {};
+  for (int h = 0; h < 2; ++h) {
+    vf* r = hr[h];
+    vf* i = hi[h];
+    for (int j = 0; j < 8; ++j) {
+      const bool in = 8 * h + j < cnt;
+      r[j] = in ? v[8 * h + j].re.lo : zero;
+      r[8 + j] = in ? v[8 * h + j].re.hi : zero;
+      i[j] = in ? v[8 * h + j].im.lo : zero;
+      i[8 + j] = in ? v[8 * h + j].im.hi : zero;
+    }
+  }
+#pragma GCC unroll 1
+  for (int h = 0; h < 2; ++h) {
+    vf* r = hr[h];
+    vf* i = hi[h];
+    transpose8_ps(r);
+    transpose8_ps(r + 8);
+    transpose8_ps(i);
+    transpose8_ps(i + 8);
+    dft16_ri<vf, float>(r, i);  // X[u] at 4 (u % 4) + u / 4
+  }
+  for (int u = 0; u < 16; ++u) {
+    const int p = 4 * (u % 4) + u / 4;
+    out[u] = cx_make<rv>(rv_make(hr[0][p], hr[1][p]), rv_make(hi[0][p], hi[1][p]));
+  }
+}
+#else
 CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) {
   rv re[16], im[16];
   for (int i = 0; i < 16; ++i) {
@@ -48,6 +83,7 @@ CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) 
   for (int i = 0; i < 16; ++i) out[i] = cx_make<rv>(re[i], im[i]);
   cx_dft16<rv, float>(out);
 }
+#endif
 
 // What every row kernel needs of a job: fp32 compute, unit strides, no
 // four-step twiddle and no output window.

@@ -87,9 +87,6 @@ struct row_cursor {
   }
 };
 
-#include "lane_rowvec.h"
-#include "lane_row256.h"
-
 // ---- Stockham passes over lane buffers ----------------------------------
 // A DFT-4 in place on separate re / im arrays, at positions a, b, c, d
 // (cx_dft4's operations and order): outputs 0, 1, 2, 3 to a, b, c, d.
@@ -139,6 +136,46 @@ CX_LANE_INLINE static void dft16_ri(V* r, V* i) {
   for (int k1 = 0; k1 < 4; ++k1) dft4_ri(r, i, 4 * k1, 4 * k1 + 1, 4 * k1 + 2, 4 * k1 + 3);
 }
 
+// The row kernels' vectors and kernels of 256 and 512 (which run dft16_ri
+// on AVX2).
+#include "lane_rowvec.h"
+#include "lane_row256.h"
+
+#if defined(CX_AVX2)
+// A pass over the row kernels' 16-lane vectors (rv, two registers on
+// AVX2), one half at a time: lanes 0-7 and 8-15 are independent, so each
+// butterfly holds R complex registers instead of 2R (a radix-8 step on
+// whole rv vectors needs 32, and spilled: 265 stack references in
+// pass_fixed<8, rv> against 118 here). Radix 16, which AVX2's plans of m
+// do not use (top_radix), keeps pass16. Element e, half h: re in vf
+// 4e + h, im in 4e + 2 + h.
+template <int R, class S>
+static void pass_halves(const cx<rv>* __restrict x, cx<rv>* __restrict y, cx_i64 n, int ns,
+                        const cx<S>* tw) {
+  const cx_i64 q = n / R;
+  const vf* X = (const vf*)x;
+  vf* Y = (vf*)y;
+  for (cx_i64 g = 0; g < q / ns; ++g)
+    for (int k = 0; k < ns; ++k) {
+      const cx_i64 i0 = g * ns + k, o0 = g * ns * R + k;
+#pragma GCC unroll 1
+      for (int h = 0; h < 2; ++h) {
+        cx<vf> v[R];
+        for (int r = 0; r < R; ++r)
+          v[r] = cx_make<vf>(X[4 * (i0 + r * q) + h], X[4 * (i0 + r * q) + 2 + h]);
+        if (ns > 1) cx_apply_twiddles<vf, S>(v, R, tw + (cx_i64)k * (R - 1));
+        cx_dft<vf, S>(v, R, tw);
+        for (int r = 0; r < R; ++r) {
+          Y[4 * (o0 + r * ns) + h] = v[r].re;
+          Y[4 * (o0 + r * ns) + 2 + h] = v[r].im;
+        }
+      }
+    }
+}
+template <class V> struct is_rv { enum { value = 0 }; };
+template <> struct is_rv<rv> { enum { value = 1 }; };
+#endif
+
 // pass_fixed for R = 16 on dft16_ri.
 template <class V, class S>
 static void pass16(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
@@ -169,6 +206,9 @@ static void pass16(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int
 template <int R, class V, class S>
 static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
                        const cx<S>* tw) {
+#if defined(CX_AVX2)
+  if constexpr (is_rv<V>::value && R != 16) return pass_halves<R, S>(x, y, n, ns, tw);
+#endif
   const cx_i64 q = n / R;
   if (R == 16) return pass16(x, y, n, ns, tw);
   if (ns == 1) {
