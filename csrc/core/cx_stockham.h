@@ -57,5 +57,9 @@ struct cx_plan_desc {
   const cx_plan_desc<S>* row;
   const S* row_re;
   const S* row_im;
+  // The same transform's passes cut with the CPU instruction set's top
+  // radix when that cuts them otherwise (AVX2: 8, not 16), for the CPU lane
+  // engine; null when the passes above are those.
+  const cx_plan_desc<S>* lane;
 };
 #endif

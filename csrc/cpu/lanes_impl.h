@@ -304,7 +304,7 @@ static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b, int first =
 //   X = chirp * conj(DFT(conj(A)))    (an inverse DFT by conjugation)
 template <class V, class S>
 static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
-  if (!p->bluestein) return stockham<V, S>(p, a, b);
+  if (!p->bluestein) return stockham<V, S>(p->lane ? p->lane : p, a, b);
   const cx_i64 n = p->n, m = p->m;
   for (cx_i64 k = 0; k < n; ++k) a[k] = cx_mul(a[k], p->chirp[k]);
   V zero = {};
