@@ -33,8 +33,9 @@ struct IsaKernels {
   int (*has_rows)();
   // The largest power-of-two radix of the Stockham passes this instruction
   // set runs (cx_factorize_top): 8 where a radix-16 step's 32 vectors spill
-  // (AVX2's 16 registers), else 16. plan.cpp cuts Bluestein's inner length
-  // and the row kernels' length m with it.
+  // (AVX2's 16 registers), else 16. plan.cpp cuts with it every plan the
+  // lane engine runs: Bluestein's inner length, the row kernels' m, and a
+  // direct plan's d.lane.
   int (*top_radix)();
 };
 
