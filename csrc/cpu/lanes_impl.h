@@ -62,6 +62,14 @@ template <class F> static inline void with_fp32_storage(const cx_axis_job* J, F 
 // advances, so the divisions are paid once a call, not once a row (for a
 // 400-point row they cost as much as its split). The lane engine takes
 // its groups' rows from one too.
+// Prefetches each 64-byte line of [p, p + bytes) into L1, for reading (RW
+// = 0) or for writing (RW = 1).
+template <int RW>
+CX_LANE_INLINE static void prefetch_lines(const void* p, cx_i64 bytes) {
+  const char* c = (const char*)p;
+  for (cx_i64 b = 0; b < bytes; b += 64) __builtin_prefetch(c + b, RW, 3);
+}
+
 struct row_cursor {
   const cx_axis_job* J;
   cx_i64 io, oo;  // where the current row starts
