@@ -596,7 +596,7 @@ struct group {
         for (cx_i64 k = 0; k <= h; k += h) {
           if (k >= top) break;
           const cx<V> x = r[k == h ? 0 : k], y = cx_conj(r[k == 0 ? 0 : h - k]);
-          const cx<V> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[k])), half);
+          const cx<V> X = r2c_bin(x, y, w[k], half);
           st<S>(o + 2 * k, X.re[0]);
           st<S>(o + 2 * k + 1, X.im[0]);
         }
@@ -609,7 +609,7 @@ struct group {
         for (cx_i64 k = 0; k < J->out_len; ++k) {
           const cx_i64 j = k <= h ? k : n - k;  // bins past h: conj X[n-k]
           const cx<V> x = r[j == h ? 0 : j], y = cx_conj(r[j == 0 ? 0 : h - j]);
-          const cx<V> X = cx_scale((x + y) + cx_mul_neg_i(cx_mul(x - y, w[j])), half);
+          const cx<V> X = r2c_bin(x, y, w[j], half);
           o.put(k <= h ? X : cx_conj(X));
         }
         return;
@@ -618,14 +618,24 @@ struct group {
       for (cx_i64 k = 0; 2 * k <= h; ++k) {
         const cx_i64 k2 = h - k;
         const cx<V> x = r[k], y = cx_conj(r[k == 0 ? 0 : k2]);
+#ifdef CX_POST_IN_DOUBLE
+        // both bins from r2c_bin (formed in double)
+        const cx<V> X1 = r2c_bin(x, y, w[k], half);
+#else
+        // bin k2's sum and difference are bin k's conjugated: one product for both
         const cx<V> A = x + y, B = cx_mul(x - y, w[k]);
         const cx<V> X1 = cx_scale(A + cx_mul_neg_i(B), half);
+#endif
         if (k < top) {
           o.put_ahead(k * os, X1);
           if (full && k > 0) o.put_ahead((n - k) * os, cx_conj(X1));
         }
         if (k2 != k && k2 < top) {
+#ifdef CX_POST_IN_DOUBLE
+          const cx<V> X2 = r2c_bin(r[k2 == h ? 0 : k2], cx_conj(r[k]), w[k2], half);
+#else
           const cx<V> X2 = cx_scale(cx_conj(A + cx_mul_i(B)), half);
+#endif
           o.put_ahead(k2 * os, X2);
           if (full && k2 < h) o.put_ahead((n - k2) * os, cx_conj(X2));
         }
