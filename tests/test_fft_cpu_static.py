@@ -33,6 +33,9 @@ BUDGET = [
     ("void cx_avx2::pass_halves<8, float>(", 150, 0),
     ("void cx_avx2::pass_odd_fixed<13, float __vector(8), float>(", 230, 0),
     ("cx_avx2::row256_fft(", 860, 0),
+    # 2350 today; 2705 when its first pass ran on whole rv vectors (1.2 x
+    # slower), which this budget refuses
+    ("void cx_avx2::rowm_run<unsigned short, unsigned short>(", 2550, 0),
     ("void cx_avx512::pass16<float __vector(16), float>(", 200, 0),
 ]
 

@@ -57,14 +57,24 @@ CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<rv>
 // and B scratch of m vectors each): put(c0, cnt, v) receives each block,
 // v[d] lane c holding X[c0 + c + m*d] for c < cnt. The row is read by the
 // plan's first pass itself when that is a fixed-radix pass (pass_fixed's
-// ns = 1 case, the same operations), else into A first.
+// ns = 1 case, the same operations), else (and always on AVX2) into A
+// first.
 template <class G, class F>
 CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<rv>* B, G get,
                                     F put) {
   const cx_i64 m = p->row->n;
   const cx_pass& p0 = p->row->passes[0];
   const cx<float>* tw0 = p->row->tw + p0.tw;
+#if defined(CX_AVX2)
+  // AVX2: a whole rv is two registers, and the first pass on whole rv held
+  // 2R of them (spilled); loading the row into A and running every pass
+  // by halves (pass_halves) measured 1.10-1.29 x (1 thread: c2c 400 1.29,
+  // 1024 1.22, 2048 1.21, 4096 1.18, 8192 1.23, 16384 1.10; rfft 1024-8192
+  // 1.12-1.17; 2 threads 1024 1.23, 4096 1.15).
+  int done = 0;
+#else
   int done = p0.ns == 1 ? 1 : 0;
+#endif
   switch (done ? p0.radix : 0) {
     case 2: rowm_first_pass<2>(m, tw0, A, get); break;
     case 3: rowm_first_pass<3>(m, tw0, A, get); break;
@@ -123,10 +133,10 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
   // also starts afresh at each 4 KiB page: a row's loads and stores then
   // wait on memory. So, where a row's input and output fit in 16 KiB, each
   // vector read and each block written prefetches the same lines of the
-  // next row (1 thread: 1024 1.08-1.14 x, 2048 1.08-1.18 x, 4096 1.06-1.09 x);
-  // longer rows, whose next row would evict this one's scratch from L1
-  // (16384: 0.91 x), prefetch only the next block's output lines (8192:
-  // 1.03 x; 16384 unchanged).
+  // next row (AVX2, 1 thread: 1024 1.15 x, 2048 1.09 x, 400 1.02 x; 2
+  // threads: 1024 1.20 x); longer rows, whose next row would evict this
+  // one's scratch from L1 (16384: 0.91 x), prefetch only the next block's
+  // output lines (4096 1.01-1.03 x, 8192 1.03 x, 16384 unchanged).
   // The 256- and 512-point kernels, which read and write their rows in
   // order, measured 0.92 x with either prefetch and take neither.
   const bool near = h * 4 * (cx_i64)sizeof(Ti) <= 16384;
