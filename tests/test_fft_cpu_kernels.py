@@ -35,8 +35,9 @@ def to_np(t):
 # Bluestein (17, 97, 4099, and 10007 with its m = 20250 past the lane
 # lengths), lane plans up to 2^14, four-step (3*2^13, 2^20) and Bluestein
 # around a four-step plan (the prime 16411).
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 30, 97, 143, 400, 1000, 1155, 4096, 4099,
-           8192, 16384, 24576, 10007, 16411]
+# 9, 27, 243, 2187, 3888 = 16 * 243: the radix-9 passes of AVX2's cuts
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 97, 143, 243, 400, 1000, 1155,
+           2187, 3888, 4096, 4099, 8192, 16384, 24576, 10007, 16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext
@@ -72,8 +73,8 @@ def test_every_isa_matches_scipy_in_double(isa):
 
 # 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
 # and rows of 143 end in a partial run of pairs.
-@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 4099, 16384, 24576, 10007, 16411,
-                               2 ** 20])
+@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 2187, 3888, 4099, 16384, 24576,
+                               10007, 16411, 2 ** 20])
 def test_complex32_within_floor(n):
     torch.manual_seed(n)
     rows = max(1, 2 ** 16 // n)
