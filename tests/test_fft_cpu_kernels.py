@@ -133,6 +133,11 @@ def test_float32_rfft_no_worse_than_torch(isa):
     x86-64) its fp32 roundings put the error 3-5 % above torch's, so there
     the bins are formed in double. Contiguous rows and strided columns (the
     two forms of the post-process) against torch.fft.rfft in float32."""
+    if os.environ.get("COMPLEXEXT_SANITIZED") == "1":
+        # as test_stft_accuracy's comparison with torch: .ci/sanitize's build
+        # (-O1, no vectorisation) rounds in another order than the release
+        # build this claim is about
+        pytest.skip("the sanitized build rounds in another order than the release build")
     env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
     res = subprocess.run([sys.executable, "-c", RFFT32_CHECK], env=env, capture_output=True,
                          text=True, check=True)
