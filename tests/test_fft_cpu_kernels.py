@@ -59,15 +59,24 @@ print(json.dumps(out))
 """
 
 
+def run_under_isa(isa, script, *args):
+    """Runs script in a fresh process under COMPLEXEXT_CPU_ISA=isa and returns
+    the JSON dict its last line prints, less its "isa" entry (the set in use);
+    skips the test where this CPU lacks isa."""
+    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
+    res = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True,
+                         text=True, check=True)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    got = out.pop("isa")
+    if got != isa:
+        pytest.skip(f"this CPU lacks {isa} (uses {got})")
+    return out
+
+
 @pytest.mark.parametrize("isa", ["generic", "avx2", "avx512"])
 def test_every_isa_matches_scipy_in_double(isa):
-    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
-    res = subprocess.run([sys.executable, "-c", CHECK, json.dumps(LENGTHS)], env=env,
-                         capture_output=True, text=True, check=True)
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    if out["isa"] != isa:
-        pytest.skip(f"this CPU lacks {isa} (uses {out['isa']})")
-    bad = {n: err for n, err in out.items() if n != "isa" and err > 1e-13}
+    out = run_under_isa(isa, CHECK, json.dumps(LENGTHS))
+    bad = {n: err for n, err in out.items() if err > 1e-13}
     assert not bad
 
 
@@ -138,12 +147,7 @@ def test_float32_rfft_no_worse_than_torch(isa):
         # (-O1, no vectorisation) rounds in another order than the release
         # build this claim is about
         pytest.skip("the sanitized build rounds in another order than the release build")
-    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
-    res = subprocess.run([sys.executable, "-c", RFFT32_CHECK], env=env, capture_output=True,
-                         text=True, check=True)
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    if out.pop("isa") != isa:
-        pytest.skip(f"this CPU lacks {isa}")
+    out = run_under_isa(isa, RFFT32_CHECK)
     worse = {n: e for n, e in out.items() if max(e[0], e[1]) > e[2]}
     assert not worse, worse
 
@@ -312,12 +316,7 @@ def test_row_kernels_of_every_isa(isa):
     checks the AVX2 kernels too: c2c both ways, even real rows (through the
     row of n/2, or two rows as one complex row at 800) and a windowed STFT,
     complex32 within 1.15 x the floor against float64."""
-    env = dict(os.environ, COMPLEXEXT_CPU_ISA=isa)
-    res = subprocess.run([sys.executable, "-c", ROW_CHECK], env=env, capture_output=True,
-                         text=True, check=True)
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    if out.pop("isa") != isa:
-        pytest.skip(f"this CPU lacks {isa}")
+    out = run_under_isa(isa, ROW_CHECK)
     bad = {k: v for k, v in out.items() if v[0] > 1.15 * v[1]}
     assert not bad
 

@@ -168,12 +168,14 @@ static void r2c_post_row(const cx<S>* Z, const cx<S>* w, cx_i64 h, cx_i64 k0, cx
   typedef typename one_lane<S>::V V1;
   for (; k < k1; ++k) {
     const cx<S> x = Z[k], y = cx_conj(Z[h - k]);
-    const cx<V1> X = r2c_bin(cx_make<V1>((V1){x.re}, (V1){x.im}), cx_make<V1>((V1){y.re}, (V1){y.im}), w[k], half);
+    const cx<V1> X = r2c_bin(cx_make<V1>((V1){x.re}, (V1){x.im}),
+                             cx_make<V1>((V1){y.re}, (V1){y.im}), w[k], half);
     buf[0] = X.re[0];
     buf[1] = X.im[0];
     put_reals(buf, out + 2 * k, 2);
   }
 }
+
 // The fold of an even inverse real transform for one staged row whose bins
 // are adjacent in memory: a[k] = conj((x + y) + i*conj(w^k)*(x - y)),
 // x = X[k], y = conj X[h-k], for k in [k0, k1), 1 <= k0, k1 <= h.

@@ -57,11 +57,6 @@ template <class F> static inline void with_fp32_storage(const cx_axis_job* J, F 
 #include "lane_rows.h"
 #include "lane_ola.h"
 
-// Where row r of J starts, in elements of the input and the output, and
-// then each row after it: the index of every dim is carried as the row
-// advances, so the divisions are paid once a call, not once a row (for a
-// 400-point row they cost as much as its split). The lane engine takes
-// its groups' rows from one too.
 // Prefetches each 64-byte line of [p, p + bytes) into L1, for reading (RW
 // = 0) or for writing (RW = 1).
 template <int RW>
@@ -70,6 +65,11 @@ CX_LANE_INLINE static void prefetch_lines(const void* p, cx_i64 bytes) {
   for (cx_i64 b = 0; b < bytes; b += 64) __builtin_prefetch(c + b, RW, 3);
 }
 
+// Where row r of J starts, in elements of the input and the output, and
+// then each row after it: the index of every dim is carried as the row
+// advances, so the divisions are paid once a call, not once a row (for a
+// 400-point row they cost as much as its split). The lane engine takes
+// its groups' rows from one too.
 struct row_cursor {
   const cx_axis_job* J;
   cx_i64 io, oo;  // where the current row starts
