@@ -35,11 +35,6 @@ static const cx_plan_desc<float>* rowm_plan(const cx_axis_job* J) {
   return 0;
 }
 
-// A count known when compiling (no standard headers here).
-template <int N> struct row_count {
-  constexpr operator int() const { return N; }
-};
-
 // The first pass of the plan of m (radix R, ns = 1) with the row read as
 // it goes: get(a) gives vector a of the row (element 16a + b in lane b).
 template <int R, class G>
