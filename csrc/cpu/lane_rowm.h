@@ -103,7 +103,7 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
   };
   // 400 = 16 * 25 leaves 9 columns: with the count a constant, the
   // transpose drops the shuffles of the zero rows
-  if (m - full == 9) tail(row_count<9>());
+  if (m - full == 9) tail(fixed_int<9>());
   else if (full < m) tail((int)(m - full));
   for (cx_i64 c0 = 0; c0 < full; c0 += 16) {
     cx<rv> v[16];

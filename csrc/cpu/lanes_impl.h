@@ -320,6 +320,29 @@ static void pass_odd_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i6
   }
 }
 
+// A count known when compiling (no standard headers here).
+template <int N> struct fixed_int {
+  enum { value = N };
+  constexpr operator int() const { return N; }
+};
+
+// f(fixed_int<R>()) for the radices that pass_fixed takes (every pass of a
+// 2,3,5-smooth length, Bluestein's m among them); false, f not called, for
+// any other.
+template <class F>
+CX_LANE_INLINE static bool with_smooth_radix(int R, F f) {
+  switch (R) {
+    case 2: f(fixed_int<2>()); return true;
+    case 3: f(fixed_int<3>()); return true;
+    case 4: f(fixed_int<4>()); return true;
+    case 5: f(fixed_int<5>()); return true;
+    case 8: f(fixed_int<8>()); return true;
+    case 9: f(fixed_int<9>()); return true;
+    case 16: f(fixed_int<16>()); return true;
+    default: return false;
+  }
+}
+
 // Runs the passes of a (non-Bluestein) plan, from pass `first` on (the
 // earlier ones done by the caller, their result in a); returns the buffer
 // holding the result, a or b.
@@ -330,18 +353,16 @@ static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b, int first =
   for (int i = first; i < end; ++i) {
     const cx_pass& ps = p->passes[i];
     const cx<S>* tw = p->tw + ps.tw;
-    switch (ps.radix) {
-      case 2: pass_fixed<2, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 3: pass_fixed<3, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 4: pass_fixed<4, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 5: pass_fixed<5, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 8: pass_fixed<8, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 9: pass_fixed<9, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 16: pass_fixed<16, V, S>(a, b, p->n, ps.ns, tw); break;
-      case 7: pass_odd_fixed<7, V, S>(a, b, p->n, ps.ns, tw, p->roots + ps.roots); break;
-      case 11: pass_odd_fixed<11, V, S>(a, b, p->n, ps.ns, tw, p->roots + ps.roots); break;
-      case 13: pass_odd_fixed<13, V, S>(a, b, p->n, ps.ns, tw, p->roots + ps.roots); break;
-      default: pass_odd<V, S>(a, b, p->n, ps.radix, ps.ns, tw, p->roots + ps.roots); break;
+    const bool fixed = with_smooth_radix(
+        ps.radix, [&](auto R) { pass_fixed<decltype(R)::value, V, S>(a, b, p->n, ps.ns, tw); });
+    if (!fixed) {
+      const cx<S>* roots = p->roots + ps.roots;
+      switch (ps.radix) {
+        case 7: pass_odd_fixed<7, V, S>(a, b, p->n, ps.ns, tw, roots); break;
+        case 11: pass_odd_fixed<11, V, S>(a, b, p->n, ps.ns, tw, roots); break;
+        case 13: pass_odd_fixed<13, V, S>(a, b, p->n, ps.ns, tw, roots); break;
+        default: pass_odd<V, S>(a, b, p->n, ps.radix, ps.ns, tw, roots); break;
+      }
     }
     cx<V>* t = a;
     a = b;
@@ -393,29 +414,6 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
   }
 }
 
-// A count known when compiling (no standard headers here).
-template <int N> struct row_count {
-  enum { value = N };
-  constexpr operator int() const { return N; }
-};
-
-// f(row_count<R>()) for the radices of a Bluestein length's passes (m is
-// 2,3,5-smooth: the plan's cut of it); false, f not called, for any other
-// (fft_any then takes its sweeps).
-template <class F>
-CX_LANE_INLINE static bool with_smooth_radix(int R, F f) {
-  switch (R) {
-    case 2: f(row_count<2>()); return true;
-    case 3: f(row_count<3>()); return true;
-    case 4: f(row_count<4>()); return true;
-    case 5: f(row_count<5>()); return true;
-    case 8: f(row_count<8>()); return true;
-    case 9: f(row_count<9>()); return true;
-    case 16: f(row_count<16>()); return true;
-    default: return false;
-  }
-}
-
 // Any plan: Bluestein wraps a cyclic convolution of length m around the
 // inner Stockham plan (the buffers hold p->work >= m elements):
 //   a = x * chirp, zero-padded to m;  A = DFT(a) * filter
@@ -424,8 +422,9 @@ CX_LANE_INLINE static bool with_smooth_radix(int R, F f) {
 // pass_last_times), and the inverse's last pass stores only the n outputs:
 // four sweeps of the m-vector buffers fewer (AVX2, 1 thread, m = 8640 with
 // 8 rows a group, 553 KiB a buffer, beyond L2: 4099 1.07 x, 2053 1.05 x,
-// 6126 1.07 x, 10007 1.11 x, rfft 6126 1.08 x). The sweeps stay for an
-// inner plan of one pass or with another radix at either end.
+// 6126 1.07 x, 10007 1.11 x, rfft 6126 1.08 x). fill_bluestein checks that
+// the inner plan has the shape this needs: two passes or more, each of a
+// radix with_smooth_radix takes (m is 2,3,5-smooth).
 template <class V, class S>
 static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
   if (!p->bluestein) return stockham<V, S>(p->lane ? p->lane : p, a, b);
@@ -434,34 +433,22 @@ static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
   const int np = in->npasses;
   const cx_pass &p0 = in->passes[0], &pl = in->passes[np - 1];
   const cx<S>*tw0 = in->tw + p0.tw, *twl = in->tw + pl.tw;
-  const auto nothing = [](auto) {};
-  if (np >= 2 && p0.ns == 1 && pl.ns * pl.radix == m && with_smooth_radix(p0.radix, nothing) &&
-      with_smooth_radix(pl.radix, nothing)) {
-    const auto first = [&](auto conj, const cx<V>* x, cx<V>* y, const cx<S>* pre, cx_i64 lim) {
-      with_smooth_radix(p0.radix, [&](auto R) {
-        pass_first_times<decltype(R)::value, decltype(conj)::value != 0, V, S>(x, y, m, tw0, pre,
-                                                                               lim);
-      });
-    };
-    first(row_count<0>(), a, b, p->chirp, n);
-    cx<V>* r = stockham<V, S>(in, b, a, 1);
-    cx<V>* o = r == a ? b : a;
-    first(row_count<1>(), r, o, p->filter, m);
-    cx<V>* s = stockham<V, S>(in, o, r, 1, np - 1);
-    cx<V>* t = s == o ? r : o;
-    with_smooth_radix(pl.radix, [&](auto R) {
-      pass_last_times<decltype(R)::value, V, S>(s, t, m, twl, p->chirp, n);
+  const auto first = [&](auto conj, const cx<V>* x, cx<V>* y, const cx<S>* pre, cx_i64 lim) {
+    with_smooth_radix(p0.radix, [&](auto R) {
+      pass_first_times<decltype(R)::value, decltype(conj)::value != 0, V, S>(x, y, m, tw0, pre,
+                                                                             lim);
     });
-    return t;
-  }
-  for (cx_i64 k = 0; k < n; ++k) a[k] = cx_mul(a[k], p->chirp[k]);
-  V zero = {};
-  for (cx_i64 k = n; k < m; ++k) a[k] = cx_make<V>(zero, zero);
-  cx<V>* r = stockham<V, S>(p->inner, a, b);
-  for (cx_i64 k = 0; k < m; ++k) r[k] = cx_conj(cx_mul(r[k], p->filter[k]));
-  cx<V>* o = stockham<V, S>(p->inner, r, r == a ? b : a);
-  for (cx_i64 k = 0; k < n; ++k) o[k] = cx_mul(cx_conj(o[k]), p->chirp[k]);
-  return o;
+  };
+  first(fixed_int<0>(), a, b, p->chirp, n);
+  cx<V>* r = stockham<V, S>(in, b, a, 1);
+  cx<V>* o = r == a ? b : a;
+  first(fixed_int<1>(), r, o, p->filter, m);
+  cx<V>* s = stockham<V, S>(in, o, r, 1, np - 1);
+  cx<V>* t = s == o ? r : o;
+  with_smooth_radix(pl.radix, [&](auto R) {
+    pass_last_times<decltype(R)::value, V, S>(s, t, m, twl, p->chirp, n);
+  });
+  return t;
 }
 
 #include "lane_rowm.h"

@@ -198,6 +198,16 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
     auto inner = std::make_shared<Plan<S>>();
     inner->n = m;
     fill_stockham(*inner, m, isa().top_radix());
+    // fft_any fuses the chirp and filter products into the first and last
+    // passes, which it runs with the radices of a 2,3,5-smooth length.
+    const cx_plan_desc<S>& d = inner->d;
+    bool fused = d.npasses >= 2;
+    for (int i = 0; i < d.npasses; ++i) {
+      const int R = d.passes[i].radix;
+      fused = fused && (R == 2 || R == 3 || R == 4 || R == 5 || R == 8 || R == 9 || R == 16);
+    }
+    TORCH_CHECK(fused, "complexext: Bluestein length ", m, " for ", n,
+                " has passes the fused products do not take");
     P.inner = inner;
   }
   P.d.bluestein = 1;
