@@ -156,6 +156,8 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
   if (real && J.n % 2 == 0) {
     R = get_real_twiddles<S>(J.n);
     J.rtw = R->w.data();
+    J.rtw_re = R->re.data();
+    J.rtw_im = R->im.data();
   }
   // Even n whose half has no row kernel but n has (n = 400): the plan of
   // n, for the kernels that transform two real rows as one complex row.

@@ -36,6 +36,9 @@ struct cx_axis_job {
   const void* plan;
   void (*large_fft)(const void* plan, void* buf);
   const void* rtw;  // even real: exp(-2*pi*i*k/n), k <= n/2
+  // the same, re and im apart, each zero-padded to n/2 + 16 values
+  const void* rtw_re;
+  const void* rtw_im;
   // Four-step: element k of row r is multiplied by w^(k*r), w = row_tw[1],
   // before it is stored; row_tw holds w^j for j < row_tw_n. For lane l of a
   // group starting at row r0 that is w^(k*r0) * w^(k*l), the second factor

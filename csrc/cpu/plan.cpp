@@ -276,7 +276,13 @@ template <class S>
 std::shared_ptr<const RealTwiddles<S>> build_real(int64_t n) {
   auto R = std::make_shared<RealTwiddles<S>>();
   R->w.resize(n / 2 + 1);
-  for (int64_t k = 0; k <= n / 2; ++k) R->w[k] = round_to<S>(root(k, n));
+  R->re.assign(n / 2 + 16, S(0));
+  R->im.assign(n / 2 + 16, S(0));
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    R->w[k] = round_to<S>(root(k, n));
+    R->re[k] = R->w[k].re;
+    R->im[k] = R->w[k].im;
+  }
   return R;
 }
 

@@ -35,10 +35,13 @@ struct Plan {
   std::shared_ptr<const Plan<S>> lane;    // n cut with isa().top_radix() (d.lane)
 };
 
-// exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles).
+// exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles): w as
+// pairs; re and im the same values apart, zero-padded to n/2 + 16 for the
+// row kernels' 16-wide loads.
 template <class S>
 struct RealTwiddles {
   std::vector<cx<S>> w;
+  std::vector<S> re, im;
 };
 
 template <class S>
