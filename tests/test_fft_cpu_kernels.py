@@ -305,6 +305,13 @@ for n in (256, 400, 512, 1024, 4096, 16384, 65536):
         ref = torch.stft(x.real.float().flatten().double(), n, n // 4, window=w.double(),
                          center=False, return_complex=True).numpy()
         out[f"stft {n}"] = err(got, ref)
+for m in range(17, 32):  # every partial block, m % 16 = 1 .. 15
+    n = 16 * m
+    x = torch.randn(3, n, dtype=torch.complex64).to(torch.complex32)
+    got = ops.fft_c2c(x, [1], 1, True)
+    out[f"c2c {n}"] = err(got, sf.fft(x.to(torch.complex128).numpy(), axis=1, norm="ortho"))
+    r = torch.randn(3, 2 * n).half()
+    out[f"r2c {2 * n}"] = err(ops.fft_r2c(r, [1], 0, True), sf.rfft(r.double().numpy(), axis=1))
 print(json.dumps(out))
 """
 
@@ -315,6 +322,7 @@ def test_row_kernels_of_every_isa(isa):
     under each instruction set that has them, so that a CPU with AVX-512
     checks the AVX2 kernels too: c2c both ways, even real rows (through the
     row of n/2, or two rows as one complex row at 800) and a windowed STFT,
+    and n = 16 * m for every m % 16 (the partial block of each count),
     complex32 within 1.15 x the floor against float64."""
     out = run_under_isa(isa, ROW_CHECK)
     bad = {k: v for k, v in out.items() if v[0] > 1.15 * v[1]}

@@ -48,6 +48,15 @@ CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<rv>
   }
 }
 
+// Vector c of the DFT down the vectors (R) times the twiddles row_re/im[16c ..]
+// (c = 0: ones).
+CX_LANE_INLINE static cx<rv> rowm_twiddled(const cx_plan_desc<float>* p, const cx<rv>* R,
+                                           cx_i64 c) {
+  if (c == 0) return R[0];
+  const rv wr = rv_load(p->row_re + 16 * c), wi = rv_load(p->row_im + 16 * c);
+  return cx_mul(R[c], cx_make<rv>(wr, wi));
+}
+
 // The DFT of a row whose vector a is get(a) (element 16a + b in lane b; A
 // and B scratch of m vectors each): put(c0, cnt, v) receives each block,
 // v[d] lane c holding X[c0 + c + m*d] for c < cnt. The row is read by the
@@ -82,32 +91,45 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
       for (cx_i64 a = 0; a < m; ++a) A[a] = get(a);
   }
   const cx<rv>* R = stockham<rv, float>(p->row, A, B, done);
-  // the twiddles on the way in: vector c times row_re/im[16c ..] (c = 0: ones)
-  const auto twiddled = [&](cx_i64 c) {
-    if (c == 0) return R[0];
-    const rv wr = rv_load(p->row_re + 16 * c), wi = rv_load(p->row_im + 16 * c);
-    return cx_mul(R[c], cx_make<rv>(wr, wi));
-  };
   // The partial block, if any, first (so that a put may store it whole,
   // its idle lanes landing on the next row's first columns, which a full
   // block then writes), then the full blocks with a count known when
   // compiling (the block then stays in registers and put stores it
   // unmasked: measured 4 % of the 400-point pair kernel's time).
   const cx_i64 full = m / 16 * 16;
-  const auto tail = [&](auto count) {  // count: a constant, or the int itself
-    const int cnt = (int)count;
+  // The partial block's count is known when compiling too: row_last_step
+  // then keeps the block in registers and drops the shuffles of the zero
+  // rows. With the count an int, every access to the block went through
+  // memory: 1.05-1.25 x slower rows at 320, 384, 400, 480, 640 and 768
+  // (m % 16 = 4, 8, 9, 14, 8, 8; at m = 24 the partial block is one of
+  // two). Out of line, one copy per count, it measured between the two.
+  const auto tail = [&](auto count) {
     cx<rv> v[16];
-    for (int i = 0; i < cnt; ++i) v[i] = twiddled(full + i);
-    row_last_step(v, cnt, v);
-    put(full, cnt, v);
+    for (int i = 0; i < count; ++i) v[i] = rowm_twiddled(p, R, full + i);
+    row_last_step(v, count, v);
+    put(full, count, v);
   };
-  // 400 = 16 * 25 leaves 9 columns: with the count a constant, the
-  // transpose drops the shuffles of the zero rows
-  if (m - full == 9) tail(fixed_int<9>());
-  else if (full < m) tail((int)(m - full));
+  switch ((int)(m - full)) {
+    case 0: break;
+    case 1: tail(fixed_int<1>()); break;
+    case 2: tail(fixed_int<2>()); break;
+    case 3: tail(fixed_int<3>()); break;
+    case 4: tail(fixed_int<4>()); break;
+    case 5: tail(fixed_int<5>()); break;
+    case 6: tail(fixed_int<6>()); break;
+    case 7: tail(fixed_int<7>()); break;
+    case 8: tail(fixed_int<8>()); break;
+    case 9: tail(fixed_int<9>()); break;
+    case 10: tail(fixed_int<10>()); break;
+    case 11: tail(fixed_int<11>()); break;
+    case 12: tail(fixed_int<12>()); break;
+    case 13: tail(fixed_int<13>()); break;
+    case 14: tail(fixed_int<14>()); break;
+    default: tail(fixed_int<15>()); break;
+  }
   for (cx_i64 c0 = 0; c0 < full; c0 += 16) {
     cx<rv> v[16];
-    for (int i = 0; i < 16; ++i) v[i] = twiddled(c0 + i);
+    for (int i = 0; i < 16; ++i) v[i] = rowm_twiddled(p, R, c0 + i);
     row_last_step(v, 16, v);
     put(c0, 16, v);
   }
