@@ -55,13 +55,35 @@ def functions():
     return funcs
 
 
+def data_inserts(body):
+    """The vpinsrq of a function that insert data. Those whose register was
+    last written by a `lea` off the stack pointer or frame pointer insert
+    the address of a local: a lambda's closure of references built with
+    vector stores (rowm_run's, once a call), not a cx<V> pair copied
+    through general registers, and are not counted."""
+    last = {}  # register -> the instruction that last wrote it
+    count = 0
+    for line in body:
+        ins = line.split("\t")[-1].strip()
+        m = re.match(r"vpinsrq\s+\$0x1,%(r\w+),", ins)
+        if m:
+            src = last.get(m.group(1), "")
+            if not re.match(r"lea\s+-?(0x[0-9a-f]+)?\(%r[sb]p\)", src):
+                count += 1
+            continue
+        d = re.search(r",%(r\w+)$", ins)
+        if d:
+            last[d.group(1)] = ins
+    return count
+
+
 @pytest.mark.parametrize("name, stack_budget, inserts_max", BUDGET,
                          ids=[b[0].split("(")[0] for b in BUDGET])
 def test_no_register_copies_and_stack_within_budget(functions, name, stack_budget, inserts_max):
     bodies = [v for k, v in functions.items() if k.startswith(name)]
     assert len(bodies) == 1, f"{name}: {len(bodies)} functions in the extension"
     body = bodies[0]
-    inserts = sum(1 for line in body if re.search(r"\bvpinsrq\b", line))
+    inserts = data_inserts(body)
     stack = sum(1 for line in body if "%rsp" in line or "%rbp" in line)
     assert inserts <= inserts_max, f"{name}: {inserts} vpinsrq (cx<V> copied through registers)"
     assert stack <= stack_budget, f"{name}: {stack} stack references (budget {stack_budget})"
