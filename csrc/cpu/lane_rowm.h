@@ -135,11 +135,13 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
   }
 }
 
-template <class Ti, class To>
+// C2C: the kind, fixed when compiling, so that the complex rows' code
+// carries none of the real post-process.
+template <class Ti, class To, bool C2C>
 static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 r0, cx_i64 r1,
                      void* scratch) {
   const cx_i64 m = p->row->n, h = p->n;  // h = 16m complex values a row
-  const bool c2c = J->kind == CX_C2C, conj = J->conj_in != 0;
+  const bool c2c = C2C, conj = J->conj_in != 0;
   const float* win = (const float*)J->win_in;
   const float sc = (float)J->scale, si = J->conj_out ? -sc : sc;
   cx<rv>* A = (cx<rv>*)scratch;
@@ -335,7 +337,10 @@ static bool rowm_job(const cx_axis_job* J, cx_i64 r0, cx_i64 r1, void* scratch) 
   const cx_plan_desc<float>* p = rowm_plan(J);
   if (!p) return false;
   with_fp32_storage(J, [&](auto in, auto out) {
-    rowm_run<typename decltype(in)::type, typename decltype(out)::type>(J, p, r0, r1, scratch);
+    typedef typename decltype(in)::type Ti;
+    typedef typename decltype(out)::type To;
+    if (J->kind == CX_C2C) rowm_run<Ti, To, true>(J, p, r0, r1, scratch);
+    else rowm_run<Ti, To, false>(J, p, r0, r1, scratch);
   });
   return true;
 }
