@@ -532,26 +532,33 @@ struct group {
   void store2(cx_i64 s, cx<V> z) const { out_io::store(out + s, ooff, oidx, nl, z); }
   cx<V> load_c(cx_i64 k) const { return load2(k * in_stride * 2); }
   // Writes pairs k = 0, 1, 2, ... in order (scalar offset 2*k*step): when
-  // the pairs of a row are adjacent they go out in runs of 16.
-  // Otherwise each pair is a store of its own, through a sink.
+  // the pairs of a row are adjacent they go out in runs of 16, gathered in
+  // the caller's buf. Otherwise each pair is a store of its own, through a
+  // sink. Every member function is inlined and buf is not a member, so
+  // the writer's address never escapes and count and k0 stay in registers.
+  // With buf a member and flush out of line, count went through memory on
+  // every pair, a store-to-load chain in the loop of every staged output
+  // (AVX2, 1 thread, whole transforms: c2c 1000 1.12 x, 1155 1.08 x,
+  // 2187 1.05 x; rfft 1155 1.08 x, 2187 1.04 x). Fetching the output lines
+  // ahead as well measured nothing.
   struct run_writer {
     const group* G;
     cx_i64 step, k0;
     int count;
     typename out_io::sink o;
-    cx<V> buf[16];
+    cx<V>* buf;
     const cx_i64* off;
     const typename out_io::index* idx;
     int n_l;
-    // second: the paired rows' second set (ooff2)
-    run_writer(const group* g, cx_i64 step_, bool second = false)
+    // buf: 16 pairs; second: the paired rows' second set (ooff2)
+    run_writer(const group* g, cx<V>* buf_, cx_i64 step_, bool second = false)
         : G(g), step(step_), k0(0), count(0),
           o(g->out, second ? g->ooff2 : g->ooff, second ? g->oidx2 : g->oidx,
             second ? g->nl2 : g->nl),
-          off(second ? g->ooff2 : g->ooff), idx(second ? &g->oidx2 : &g->oidx),
+          buf(buf_), off(second ? g->ooff2 : g->ooff), idx(second ? &g->oidx2 : &g->oidx),
           n_l(second ? g->nl2 : g->nl) {}
     // inlined: a call per element passed the pair of vectors on the stack
-    __attribute__((always_inline)) inline void put(cx<V> z) {
+    CX_LANE_INLINE void put(cx<V> z) {
       if (step != 1) {
         o.put_ahead(2 * k0 * step, z);
         ++k0;
@@ -560,12 +567,12 @@ struct group {
       buf[count++] = z;
       if (count == 16) flush();
     }
-    __attribute__((noinline)) void flush() {
+    CX_LANE_INLINE void flush() {
       if (count && n_l) out_io::store_run(G->out + 2 * k0, off, *idx, n_l, buf, count);
       k0 += count;
       count = 0;
     }
-    ~run_writer() { flush(); }
+    CX_LANE_INLINE ~run_writer() { flush(); }
   };
   void store_c(cx_i64 k, cx<V> z) const { store2(k * out_stride * 2, z); }
   V load_r(cx_i64 k) const {
@@ -698,7 +705,8 @@ struct group {
         return;
       }
       cx_i64 idx = 0;
-      run_writer w(this, out_stride);
+      cx<V> wb[16];
+      run_writer w(this, wb, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
         cx<V> z = cx_scale(J->conj_out ? cx_conj(r[k]) : r[k], wo ? sc * wo[k] : sc);
         if (rt) {
@@ -738,7 +746,8 @@ struct group {
       }
       if (out_stride == 1) {
         // the bins of a row adjacent: in order, through runs of 16
-        run_writer o(this, 1);
+        cx<V> wb[16];
+        run_writer o(this, wb, 1);
         for (cx_i64 k = 0; k < J->out_len; ++k) {
           const cx_i64 j = k <= h ? k : n - k;  // bins past h: conj X[n-k]
           const cx<V> x = r[j == h ? 0 : j], y = cx_conj(r[j == 0 ? 0 : h - j]);
@@ -777,20 +786,23 @@ struct group {
       // z = x1 + i x2 (odd n): X1[k] = (Z[k] + conj Z[n-k]) / 2 and
       // X2[k] = -i (Z[k] - conj Z[n-k]) / 2, each row's bins in order
       const S half = (S)0.5 * sc;
-      run_writer w1(this, out_stride), w2(this, out_stride, true);
+      cx<V> wb1[16], wb2[16];
+      run_writer w1(this, wb1, out_stride), w2(this, wb2, out_stride, true);
       for (cx_i64 k = 0; k < J->out_len; ++k) {
         const cx<V> x = r[k], y = cx_conj(r[k == 0 ? 0 : n - k]);
         w1.put(cx_scale(x + y, half));
         w2.put(cx_scale(cx_mul_neg_i(x - y), half));
       }
     } else if (J->kind == CX_R2C) {
-      run_writer w(this, out_stride);
+      cx<V> wb[16];
+      run_writer w(this, wb, out_stride);
       for (cx_i64 k = 0; k < J->out_len; ++k) w.put(cx_scale(r[k], sc));
     } else if (n % 2 == 0 && W == 1 && out_stride == 1 && !wo) {
       // one staged row: conjugated and scaled a run at a time
       put_scaled_pairs((const cx<S>*)r, h, sc, -sc, out + ooff[0]);
     } else if (n % 2 == 0) {
-      run_writer w(this, 1);
+      cx<V> wb[16];
+      run_writer w(this, wb, 1);
       for (cx_i64 k = 0; k < h; ++k) {
         cx<V> z = cx_scale(cx_conj(r[k]), sc);
         if (wo) z = cx_make<V>(z.re * wo[2 * k], z.im * wo[2 * k + 1]);
