@@ -53,11 +53,14 @@ struct pair_io_lanewise {
     // to at the same offset (where the groups' rows are adjacent)
     void put_ahead(cx_i64 s, cx<V> z) const { put(s, z); }
   };
-  static void store_run(T* p, const cx_i64* off, const index&, int nl, const cx<V>* z, int count) {
+  // store_run's pairs are z[j] times (sr, si) part by part: sr = si = 1 as
+  // they are, si = -sr conjugated and scaled.
+  static void store_run(T* p, const cx_i64* off, const index&, int nl, const cx<V>* z, int count,
+                        S sr = 1, S si = 1) {
     for (int l = 0; l < nl; ++l)
       for (int j = 0; j < count; ++j) {
-        st<S>(p + off[l] + 2 * j, z[j].re[l]);
-        st<S>(p + off[l] + 2 * j + 1, z[j].im[l]);
+        st<S>(p + off[l] + 2 * j, z[j].re[l] * sr);
+        st<S>(p + off[l] + 2 * j + 1, z[j].im[l] * si);
       }
   }
 };
@@ -261,9 +264,9 @@ struct pair_io<float, cx_half_t, lanes_of<float> > {
     (void)ix;
   }
   static void store_run(cx_half_t* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
-                        int count) {
+                        int count, float sr = 1, float si = 1) {
     __m512i r[16];
-    for (int j = 0; j < count; ++j) r[j] = pack(z[j]);
+    for (int j = 0; j < count; ++j) r[j] = pack(cx_make<V>(z[j].re * sr, z[j].im * si));
     for (int j = count; j < 16; ++j) r[j] = _mm512_setzero_si512();
     transpose16_epi32(r);
     const __mmask16 m = (__mmask16)((1u << count) - 1);
@@ -388,11 +391,11 @@ struct pair_io<float, float, lanes_of<float> > {
     (void)ix;
   }
   static void store_run(float* p, const cx_i64* off, const index& ix, int nl, const cx<V>* z,
-                        int count) {
+                        int count, float sr = 1, float si = 1) {
     alignas(64) double tile[16][16];  // a (re, im) fp32 pair per double
     for (int j = 0; j < count; ++j) {
       __m512d lo, hi;
-      interleave(z[j], lo, hi);
+      interleave(cx_make<V>(z[j].re * sr, z[j].im * si), lo, hi);
       _mm512_store_pd(&tile[j][0], lo);
       _mm512_store_pd(&tile[j][8], hi);
     }
@@ -475,13 +478,13 @@ struct pair_io<float, T, lanes_of<float> > : pair_io_lanewise<float, T, lanes_of
     }
   }
   static void store_run(T* p, const cx_i64* off, const index&, int nl, const cx<V>* z,
-                        int count) {
+                        int count, float sr = 1, float si = 1) {
     for (int j = 0; j < count; j += 4) {
       const int c = count - j < 4 ? count - j : 4;
       vf r[8];
       for (int q = 0; q < 4; ++q) {
-        r[2 * q] = q < c ? z[j + q].re : (vf){};
-        r[2 * q + 1] = q < c ? z[j + q].im : (vf){};
+        r[2 * q] = q < c ? z[j + q].re * sr : (vf){};
+        r[2 * q + 1] = q < c ? z[j + q].im * si : (vf){};
       }
       transpose8_ps(r);
       for (int l = 0; l < nl; ++l) run8_store(p + off[l] + 2 * j, r[l], 2 * c);

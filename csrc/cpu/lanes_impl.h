@@ -704,11 +704,13 @@ struct group {
         put_scaled_pairs((const cx<S>*)r, J->out_len, sc, J->conj_out ? -sc : sc, out + ooff[0]);
         return;
       }
-      if (out_stride == 1 && !rt && !wo && sc == (S)1 && !J->conj_out) {
-        // adjacent pairs as they are: runs of 16 straight from r
+      if (out_stride == 1 && !rt && !wo) {
+        // adjacent pairs: runs of 16 straight from r, scaled (and
+        // conjugated) as store_run packs them
+        const S si = J->conj_out ? -sc : sc;
         for (cx_i64 k = 0; k < J->out_len; k += 16) {
           const int c = (int)(J->out_len - k < 16 ? J->out_len - k : 16);
-          if (nl) out_io::store_run(out + 2 * k, ooff, oidx, nl, r + k, c);
+          if (nl) out_io::store_run(out + 2 * k, ooff, oidx, nl, r + k, c, sc, si);
         }
         return;
       }
