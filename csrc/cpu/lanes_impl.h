@@ -326,20 +326,22 @@ template <int N> struct fixed_int {
   constexpr operator int() const { return N; }
 };
 
-// f(fixed_int<R>()) for the radices that pass_fixed takes (every pass of a
-// 2,3,5-smooth length, Bluestein's m among them: fft_any's first and last
-// passes); false, f not called, for any other.
-template <class F>
+// f(fixed_int<R>()) for the radices that pass_fixed takes
+// (cx_lane_fixed_radices: every pass of a 2,3,5-smooth length, Bluestein's
+// m among them: fft_any's first and last passes); false, f not called, for
+// any other.
+template <int I = 0, class F>
 CX_LANE_INLINE static bool with_smooth_radix(int R, F f) {
-  switch (R) {
-    case 2: f(fixed_int<2>()); return true;
-    case 3: f(fixed_int<3>()); return true;
-    case 4: f(fixed_int<4>()); return true;
-    case 5: f(fixed_int<5>()); return true;
-    case 8: f(fixed_int<8>()); return true;
-    case 9: f(fixed_int<9>()); return true;
-    case 16: f(fixed_int<16>()); return true;
-    default: return false;
+  constexpr int count = sizeof(cx_lane_fixed_radices) / sizeof(cx_lane_fixed_radices[0]);
+  if constexpr (I == count) {
+    return false;
+  } else {
+    constexpr int Q = cx_lane_fixed_radices[I];
+    if (R == Q) {
+      f(fixed_int<Q>());
+      return true;
+    }
+    return with_smooth_radix<I + 1>(R, f);
   }
 }
 
@@ -353,9 +355,10 @@ static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b, int first =
   for (int i = first; i < end; ++i) {
     const cx_pass& ps = p->passes[i];
     const cx<S>* tw = p->tw + ps.tw;
-    // A plain switch, not with_smooth_radix: through its lambdas GCC
-    // inlined the radix 3, 4 and 5 passes into this function, and the
-    // row kernels' DFT of m ran 1.2 x slower at n = 400 (m = 25).
+    // A plain switch (cx_lane_fixed_radices, then the odd radices), not
+    // with_smooth_radix: through its lambdas GCC inlined the radix 3, 4
+    // and 5 passes into this function, and the row kernels' DFT of m ran
+    // 1.2 x slower at n = 400 (m = 25).
     const cx<S>* roots = p->roots + ps.roots;
     switch (ps.radix) {
       case 2: pass_fixed<2, V, S>(a, b, p->n, ps.ns, tw); break;

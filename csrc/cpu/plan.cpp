@@ -204,7 +204,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
     bool fused = d.npasses >= 2;
     for (int i = 0; i < d.npasses; ++i) {
       const int R = d.passes[i].radix;
-      fused = fused && (R == 2 || R == 3 || R == 4 || R == 5 || R == 8 || R == 9 || R == 16);
+      fused = fused && cx_lane_fixed_radix(R);
     }
     TORCH_CHECK(fused, "complexext: Bluestein length ", m, " for ", n,
                 " has passes the fused products do not take");
