@@ -464,10 +464,58 @@ CX_LANE_INLINE static void run8_store(cx_half_t* p, vf x, int cnt) {
 // lanes: vector 2q of the transpose holds pair q's re of every row, 2q + 1
 // its im. The lane-by-lane moves they replace were a quarter of the lane
 // engine's time (n = 1155: stage_in 9 %, the writer's flush 13 %).
+// contig: the 8 rows' pairs are adjacent (lane l at off[0] + 2*l: a group
+// of adjacent columns of a strided transform, e.g. the second pass of an
+// fft2 or rfft2), so one or two plain vector moves take a pair of every row.
+struct avx2_index {
+  int contig = 0;
+  void set(const cx_i64* off) {
+    contig = 1;
+    for (int l = 1; l < 8; ++l)
+      if (off[l] != off[0] + 2 * l) contig = 0;
+  }
+};
+
+// 8 adjacent pairs <-> their re and im parts (lo: pairs 0-3, hi: 4-7).
+CX_LANE_INLINE static cx<vf> deinterleave8(__m256 lo, __m256 hi) {
+  // [r0 r1 r4 r5 | r2 r3 r6 r7], the 64-bit halves then put in order
+  const __m256 re = _mm256_shuffle_ps(lo, hi, 0x88), im = _mm256_shuffle_ps(lo, hi, 0xDD);
+  return cx_make<vf>((vf)_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(re), 0xD8)),
+                     (vf)_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(im), 0xD8)));
+}
+CX_LANE_INLINE static void interleave8(cx<vf> z, __m256& lo, __m256& hi) {
+  const __m256 a = _mm256_unpacklo_ps((__m256)z.re, (__m256)z.im);  // pairs 0 1 | 4 5
+  const __m256 b = _mm256_unpackhi_ps((__m256)z.re, (__m256)z.im);  // pairs 2 3 | 6 7
+  lo = _mm256_permute2f128_ps(a, b, 0x20);
+  hi = _mm256_permute2f128_ps(a, b, 0x31);
+}
+
 template <class T>
 struct pair_io<float, T, lanes_of<float> > : pair_io_lanewise<float, T, lanes_of<float> > {
   typedef vf V;
-  typedef typename pair_io_lanewise<float, T, lanes_of<float> >::index index;
+  typedef pair_io_lanewise<float, T, lanes_of<float> > base;
+  typedef avx2_index index;
+  // One pair of every row: two vector moves where the rows are adjacent
+  // (a gather lane by lane otherwise; columns of 512 complex32, 8 adjacent
+  // columns a group: see docs/measurements.md).
+  CX_LANE_INLINE static cx<V> load(const T* p, const cx_i64* off, const index& ix) {
+    if (!ix.contig) return base::load(p, off, typename base::index());
+    const T* b = p + off[0];
+    return deinterleave8((__m256)run8_load(b, 8), (__m256)run8_load(b + 8, 8));
+  }
+  CX_LANE_INLINE static void store(T* p, const cx_i64* off, const index& ix, int nl, cx<V> z) {
+    if (!ix.contig) return base::store(p, off, typename base::index(), nl, z);
+    __m256 lo, hi;
+    interleave8(z, lo, hi);
+    T* b = p + off[0];
+    run8_store(b, (vf)lo, 2 * nl);
+    if (nl > 4) run8_store(b + 8, (vf)hi, 2 * nl - 8);
+  }
+  // the scattered stores of one group (bins far apart) stay lane by lane
+  struct sink : base::sink {
+    sink(T* p_, const cx_i64* off_, const index&, int nl_)
+        : base::sink(p_, off_, typename base::index(), nl_) {}
+  };
   static void load_run(const T* p, const cx_i64* off, const index&, cx<V>* z, int count) {
     for (int j = 0; j < count; j += 4) {
       const int c = count - j < 4 ? count - j : 4;
