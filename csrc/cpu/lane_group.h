@@ -40,6 +40,7 @@ struct group {
   int nl2;
   cx_i64 ioff2[W], ooff2[W];
   typename out_io::index oidx2;
+  typename in_io::index iidx2;
   V im_on;
 
   // Rows a group takes: W, or 2W when paired.
@@ -70,6 +71,7 @@ struct group {
         if (l + 1 < nl) at.next();
       }
       oidx2.set(ooff2);
+      iidx2.set(ioff2);
     } else {
       nl = (int)(nrows - g < W ? nrows - g : W);
       for (int l = 0; l < W; ++l) {
@@ -207,8 +209,23 @@ struct group {
         if (wi) a[k] = cx_make<V>(a[k].re * wi[2 * k], a[k].im * wi[2 * k + 1]);
       }
     } else if (J->kind == CX_R2C && paired) {
-      // odd n: row 2l the real part, row 2l + 1 the imaginary part
-      for (cx_i64 k = 0; k < n; ++k) {
+      // odd n: row 2l the real part, row 2l + 1 the imaginary part. Unit
+      // strides: two neighbouring reals as one pair, 16 pairs of each row
+      // a run (load_run), then the last real alone.
+      cx_i64 k = 0;
+      if (in_stride == 1)
+        for (; n - k >= 2;) {
+          const int c = (int)((n - k) / 2 < 16 ? (n - k) / 2 : 16);
+          cx<V> z1[16], z2[16];
+          in_io::load_run(in + k, ioff, iidx, z1, c);
+          in_io::load_run(in + k, ioff2, iidx2, z2, c);
+          for (int j = 0; j < c; ++j, k += 2) {
+            const S w0 = wi ? wi[k] : (S)1, w1 = wi ? wi[k + 1] : (S)1;
+            a[k] = cx_make<V>(z1[j].re * w0, z2[j].re * im_on * w0);
+            a[k + 1] = cx_make<V>(z1[j].im * w1, z2[j].im * im_on * w1);
+          }
+        }
+      for (; k < n; ++k) {
         const V re = load_r(k), im = load_r2(k) * im_on;
         a[k] = wi ? cx_make<V>(re * wi[k], im * wi[k]) : cx_make<V>(re, im);
       }
@@ -378,7 +395,21 @@ struct group {
         }
       }
     } else {
-      for (cx_i64 k = 0; k < n; ++k) store_r(k, r[k].re * (wo ? sc * wo[k] : sc));
+      // c2r, odd n: the real parts. Unit strides: two neighbouring reals
+      // as one pair, 16 pairs of each row a run (store_run), then the last
+      // real alone.
+      cx_i64 k = 0;
+      if (out_stride == 1 && nl)
+        for (; n - k >= 2;) {
+          const int c = (int)((n - k) / 2 < 16 ? (n - k) / 2 : 16);
+          cx<V> z[16];
+          for (int j = 0; j < c; ++j)
+            z[j] = cx_make<V>(r[k + 2 * j].re * (wo ? sc * wo[k + 2 * j] : sc),
+                              r[k + 2 * j + 1].re * (wo ? sc * wo[k + 2 * j + 1] : sc));
+          out_io::store_run(out + k, ooff, oidx, nl, z, c);
+          k += 2 * c;
+        }
+      for (; k < n; ++k) store_r(k, r[k].re * (wo ? sc * wo[k] : sc));
     }
   }
 };
