@@ -239,6 +239,25 @@ struct group {
       const cx<S>* w = (const cx<S>*)J->rtw;
       // one staged row with adjacent bins: k >= 1 in vectors (c2r_pre_row)
       const cx_i64 kv = W == 1 && in_stride == 1 ? h : 1;
+      if (W > 1 && in_stride == 1) {
+        // adjacent bins: X[k0 ..] and X[.. h-k0] of every row in runs of
+        // 16 (load_run), the second run read back to front
+        for (cx_i64 k0 = 0; k0 < h; k0 += 16) {
+          const int c = (int)(h - k0 < 16 ? h - k0 : 16);
+          cx<V> xs[16], ys[16];
+          in_io::load_run(in + 2 * k0, ioff, iidx, xs, c);
+          in_io::load_run(in + 2 * (h - k0 - c + 1), ioff, iidx, ys, c);
+          for (int i = 0; i < c; ++i) {
+            cx<V> x = xs[i], y = cx_conj(ys[c - 1 - i]);
+            if (k0 + i == 0) {
+              x.im = zero;
+              y.im = zero;
+            }
+            a[k0 + i] = cx_conj((x + y) + cx_mul_i(cx_mul_conj(x - y, w[k0 + i])));
+          }
+        }
+        return;
+      }
       for (cx_i64 k = 0; k < h; k = k == 0 ? kv : k + 1) {
         cx<V> x = load_c(k), y = cx_conj(load_c(h - k));
         if (k == 0) {
@@ -252,6 +271,19 @@ struct group {
     } else {
       // c2r, odd n: the full Hermitian spectrum, conjugated.
       a[0] = cx_make<V>(load_c(0).re, zero);
+      if (W > 1 && in_stride == 1) {
+        // adjacent bins: runs of 16 of every row (load_run)
+        for (cx_i64 k0 = 1; k0 <= h; k0 += 16) {
+          const int c = (int)(h + 1 - k0 < 16 ? h + 1 - k0 : 16);
+          cx<V> xs[16];
+          in_io::load_run(in + 2 * k0, ioff, iidx, xs, c);
+          for (int i = 0; i < c; ++i) {
+            a[k0 + i] = cx_conj(xs[i]);
+            a[n - k0 - i] = xs[i];
+          }
+        }
+        return;
+      }
       for (cx_i64 k = 1; k <= h; ++k) {
         cx<V> x = load_c(k);
         a[k] = cx_conj(x);
