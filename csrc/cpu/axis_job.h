@@ -8,6 +8,8 @@
 
 enum cx_storage { CX_F16 = 0, CX_F32 = 1, CX_F64 = 2 };
 
+enum cx_kind { CX_C2C = 0, CX_R2C = 1, CX_C2R = 2 };
+
 // The radices of the lane engine's unrolled passes (pass_fixed), which are
 // every radix of a 2,3,5-smooth length's plan: the one list that the lanes'
 // with_smooth_radix dispatches on (Bluestein's fused first and last passes,
@@ -18,7 +20,6 @@ constexpr bool cx_lane_fixed_radix(int R) {
     if (r == R) return true;
   return false;
 }
-enum cx_kind { CX_C2C = 0, CX_R2C = 1, CX_C2R = 2 };
 
 struct cx_axis_job {
   int kind;        // cx_kind

@@ -459,11 +459,6 @@ CX_LANE_INLINE static void run8_store(cx_half_t* p, vf x, int cnt) {
   for (int i = 0; i < cnt; ++i) p[i] = b[i];
 }
 
-// Runs of adjacent pairs of the 8 rows of a group, 4 pairs (8 scalars, one
-// vector) of each row at a time and an 8 x 8 transpose between rows and
-// lanes: vector 2q of the transpose holds pair q's re of every row, 2q + 1
-// its im. The lane-by-lane moves they replace were a quarter of the lane
-// engine's time (n = 1155: stage_in 9 %, the writer's flush 13 %).
 // contig: the 8 rows' pairs are adjacent (lane l at off[0] + 2*l: a group
 // of adjacent columns of a strided transform, e.g. the second pass of an
 // fft2 or rfft2), so one or two plain vector moves take a pair of every row.
@@ -490,6 +485,11 @@ CX_LANE_INLINE static void interleave8(cx<vf> z, __m256& lo, __m256& hi) {
   hi = _mm256_permute2f128_ps(a, b, 0x31);
 }
 
+// Runs of adjacent pairs of the 8 rows of a group, 4 pairs (8 scalars, one
+// vector) of each row at a time and an 8 x 8 transpose between rows and
+// lanes: vector 2q of the transpose holds pair q's re of every row, 2q + 1
+// its im. The lane-by-lane moves they replace were a quarter of the lane
+// engine's time (n = 1155: stage_in 9 %, the writer's flush 13 %).
 template <class T>
 struct pair_io<float, T, lanes_of<float> > : pair_io_lanewise<float, T, lanes_of<float> > {
   typedef vf V;
