@@ -258,6 +258,8 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
   const float sc = (float)J->scale;
   const bool scaled = sc != 1.0f;
   const cx_i64 out_bytes = (h + 1) * 2 * (cx_i64)sizeof(To);
+  // the output bytes of a row fetched ahead per vector read: whole lines
+  const cx_i64 out_step = (out_bytes + 64 * m - 1) / (64 * m) * 64;
   row_cursor at(J, r0), ahead(J, r0 + 2);
   for (cx_i64 r = r0; r < r1; r += 2) {
     const bool two = r + 1 < r1;
@@ -268,15 +270,29 @@ static void rowm_pair_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx
       y[j] = (To*)J->out + at.oo * 2;
       if (j == 0 || two) at.next();
     }
-    // the next pair's output rows, for writing: their lines are then
-    // owned by the time the split stores to them (`ahead` is two rows
-    // ahead of `at`, stepped beside it: a copy of `at` each pair stalled
-    // on its fresh index stores)
+    // The next pair's rows, fetched a little at a time as this pair's
+    // vectors are read: its input (a pair of 1024-point float16 rows is
+    // one 4 KiB page, at which the hardware prefetcher starts afresh) and
+    // its output lines, for writing (they are then owned by the time the
+    // split stores to them). Against the output lines alone, all at the
+    // start of the pair, with the input in memory rather than cache (1
+    // thread, 4 Mi values): 768 1.07 x, 1024 1.03 x, 4096 the same; the
+    // loads of the input had 20 % of the kernel's samples. `ahead` is two
+    // rows ahead of `at`, stepped beside it: a copy of `at` each pair
+    // stalled on its fresh index stores.
+    const char* xn[2] = {0, 0};
+    const char* on[2] = {0, 0};
     for (int j = 0; j < 2 && r + 2 + j < r1; ++j, ahead.next()) {
-      const char* o = (const char*)((To*)J->out + ahead.oo * 2);
-      for (cx_i64 b = 0; b < out_bytes; b += 64) __builtin_prefetch(o + b, 1, 3);
+      xn[j] = (const char*)((const Ti*)J->in + ahead.io);
+      on[j] = (const char*)((To*)J->out + ahead.oo * 2);
     }
     const auto get = [&](cx_i64 a) {
+      for (int j = 0; j < 2; ++j) {
+        if (!xn[j]) continue;
+        prefetch_lines<0>(xn[j] + 16 * sizeof(Ti) * a, 16 * sizeof(Ti));
+        const cx_i64 b0 = a * out_step, b1 = b0 + out_step < out_bytes ? b0 + out_step : out_bytes;
+        if (b0 < b1) prefetch_lines<1>(on[j] + b0, b1 - b0);
+      }
       rv re = row_reals(x[0] + 16 * a), im = two ? row_reals(x[1] + 16 * a) : (rv){};
       const rv w = win ? rv_load(hw + 16 * a) : (rv){} + 0.5f;
       return cx_make<rv>(re * w, im * w);
