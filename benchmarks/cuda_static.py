@@ -76,10 +76,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-# the readers of the binaries (tool finding, parsers, occupancy): cuda_sass.py
-# beside this file, which tests and cuda_rtc.py also load by its path
+# The readers of the binaries (tool finding, parsers, occupancy) live in
+# cuda_sass.py beside this file. The tests and cuda_rtc.py load this file by
+# its path, not as a package, so its folder goes on sys.path for the import;
+# they reach the readers through this module's names.
 sys.path.insert(0, HERE)
-from cuda_sass import (SM90, ToolError, _disasm_env, _run, demangle, find_binary,  # noqa: E402,F401
+from cuda_sass import (SM90, ToolError, _disasm_env, _run, demangle, find_binary,  # noqa: E402
                        find_nvcc, occupancy, parse_elf, parse_ptx, parse_ptxas, parse_sass,
                        sass_figures)
 
