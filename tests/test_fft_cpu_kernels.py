@@ -36,8 +36,13 @@ def to_np(t):
 # lengths), lane plans up to 2^14, four-step (3*2^13, 2^20) and Bluestein
 # around a four-step plan (the prime 16411).
 # 9, 27, 243, 2187, 3888 = 16 * 243: the radix-9 passes of AVX2's cuts
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 97, 143, 243, 400, 1000, 1155,
-           2187, 3888, 4096, 4099, 8192, 16384, 24576, 10007, 16411]
+# 34, 646 = 2 * 323, 3927 = 231 * 17, 6126 = 6 * 1021, 13403 = 13 * 1031:
+# the lane engine's split Bluestein (Bluestein transforms of q as the first
+# pass, c's radices after it, 7 11 13 among them); 326 = 2 * 163 and 8198 =
+# 2 * 4099 stay whole (SPLIT below).
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 34, 97, 143, 243, 326, 400, 646,
+           1000, 1155, 2187, 3888, 3927, 4096, 4099, 6126, 8192, 8198, 13403, 16384, 24576, 10007,
+           16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext
@@ -82,8 +87,8 @@ def test_every_isa_matches_scipy_in_double(isa):
 
 # 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
 # and rows of 143 end in a partial run of pairs.
-@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 2187, 3888, 4099, 16384, 24576,
-                               10007, 16411, 2 ** 20])
+@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 2187, 3888, 3927, 4099, 6126,
+                               13403, 16384, 24576, 10007, 16411, 2 ** 20])
 def test_complex32_within_floor(n):
     torch.manual_seed(n)
     rows = max(1, 2 ** 16 // n)
@@ -93,6 +98,21 @@ def test_complex32_within_floor(n):
         xn = to_np(x)
         ref = (sf.fft if forward else sf.ifft)(xn, axis=1, norm="ortho")
         assert rel_rms(to_np(got), ref) <= 1.15 * floor_of(ref)
+
+
+# n -> q of the lane engine's split (n = c * q: c Bluestein transforms of q,
+# then c's passes), 0 where n's own Bluestein (or no Bluestein) runs: the
+# split wherever c >= 3 or q pads no worse than n; c = 2 with worse padding
+# stays whole (8198: m = 16875 against q's 8640 = 2.108 q; 326: 675
+# against 360 = 2.21 q).
+SPLIT = {34: 17, 646: 323, 2042: 1021, 3927: 17, 6126: 1021, 13403: 1031, 12297: 4099,
+         326: 0, 8198: 0, 4099: 0, 17: 0, 4096: 0, 1155: 0, 2 * 16411: 0}
+
+
+def test_lane_split_where_it_pays():
+    assert {n: ops._lane_split(n) for n in SPLIT} == SPLIT
+    with pytest.raises(RuntimeError, match="_lane_split: n must be >= 1"):
+        ops._lane_split(0)
 
 
 def strided_inputs():

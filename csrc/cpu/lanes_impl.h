@@ -381,12 +381,13 @@ static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b, int first =
 }
 
 // Bluestein's first pass of each of its transforms (ns = 1, no twiddles):
-// x[k] times pre[k] (conjugated when CONJ) for k < lim, zero from lim on.
-// The chirp and the zero padding before the forward transform, and the
-// filter before the inverse one, then cost no sweeps of their own.
-template <int R, bool CONJ, class V, class S>
-static void pass_first_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 m,
-                             const cx<S>* tw, const cx<S>* pre, cx_i64 lim) {
+// x[k * xs] times pre[k] (conjugated when CONJ) for k < lim, zero from lim
+// on (xs = 1 unless STRIDED). The chirp and the zero padding before the
+// forward transform, and the filter before the inverse one, then cost no
+// sweeps of their own.
+template <int R, bool CONJ, bool STRIDED, class V, class S>
+static void pass_first_times(const cx<V>* __restrict x, cx_i64 xs, cx<V>* __restrict y,
+                             cx_i64 m, const cx<S>* tw, const cx<S>* pre, cx_i64 lim) {
   const cx_i64 q = m / R;
   const V zero = {};
   for (cx_i64 j = 0; j < q; ++j) {
@@ -394,7 +395,7 @@ static void pass_first_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_
     for (int r = 0; r < R; ++r) {
       const cx_i64 k = j + r * q;
       if (k < lim) {
-        const cx<V> t = cx_mul(x[k], pre[k]);
+        const cx<V> t = cx_mul(x[STRIDED ? k * xs : k], pre[k]);
         v[r] = CONJ ? cx_conj(t) : t;
       } else {
         v[r] = cx_make<V>(zero, zero);
@@ -423,8 +424,8 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
   }
 }
 
-// Any plan: Bluestein wraps a cyclic convolution of length m around the
-// inner Stockham plan (the buffers hold p->work >= m elements):
+// Bluestein (p->bluestein == 1) wraps a cyclic convolution of length m
+// around the inner Stockham plan:
 //   a = x * chirp, zero-padded to m;  A = DFT(a) * filter
 //   X = chirp * conj(DFT(conj(A)))    (an inverse DFT by conjugation)
 // The products ride on the first and last passes (pass_first_times,
@@ -434,30 +435,54 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
 // 6126 1.07 x, 10007 1.11 x, rfft 6126 1.08 x). fill_bluestein checks that
 // the inner plan has the shape this needs: two passes or more, each of a
 // radix with_smooth_radix takes (m is 2,3,5-smooth).
-template <class V, class S>
-static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
-  if (!p->bluestein) return stockham<V, S>(p->lane ? p->lane : p, a, b);
+//
+// The input is x[k * xs], k < n (STRIDED; else xs = 1), which a and b
+// (m vectors each) may overlap only as x == a. The result goes to y[0, n)
+// when y is given, else to a or b, whichever the passes end in; returns
+// where it went.
+template <bool STRIDED, class V, class S>
+static cx<V>* bluestein(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* a,
+                        cx<V>* b, cx<V>* y) {
   const cx_i64 n = p->n, m = p->m;
   const cx_plan_desc<S>* in = p->inner;
   const int np = in->npasses;
   const cx_pass &p0 = in->passes[0], &pl = in->passes[np - 1];
   const cx<S>*tw0 = in->tw + p0.tw, *twl = in->tw + pl.tw;
-  const auto first = [&](auto conj, const cx<V>* x, cx<V>* y, const cx<S>* pre, cx_i64 lim) {
+  const auto first = [&](auto conj, auto strided, const cx<V>* u, cx<V>* w, const cx<S>* pre,
+                         cx_i64 lim) {
     with_smooth_radix(p0.radix, [&](auto R) {
-      pass_first_times<decltype(R)::value, decltype(conj)::value != 0, V, S>(x, y, m, tw0, pre,
-                                                                             lim);
+      pass_first_times<decltype(R)::value, decltype(conj)::value != 0,
+                       decltype(strided)::value != 0, V, S>(u, xs, w, m, tw0, pre, lim);
     });
   };
-  first(fixed_int<0>(), a, b, p->chirp, n);
+  first(fixed_int<0>(), fixed_int<STRIDED>(), x, b, p->chirp, n);
   cx<V>* r = stockham<V, S>(in, b, a, 1);
   cx<V>* o = r == a ? b : a;
-  first(fixed_int<1>(), r, o, p->filter, m);
+  first(fixed_int<1>(), fixed_int<0>(), r, o, p->filter, m);
   cx<V>* s = stockham<V, S>(in, o, r, 1, np - 1);
-  cx<V>* t = s == o ? r : o;
+  cx<V>* t = y ? y : s == o ? r : o;
   with_smooth_radix(pl.radix, [&](auto R) {
     pass_last_times<decltype(R)::value, V, S>(s, t, m, twl, p->chirp, n);
   });
   return t;
+}
+
+// Any plan. A split Bluestein plan (p->bluestein == 2, the lane cut of a
+// Bluestein plan, fill_split_bluestein) has n = c * q, c 13-smooth and q
+// not: its first pass, of radix q (ns = 1, no twiddles), is c Bluestein
+// transforms of q (p->inner) of the decimated rows x[j + c k], each in
+// scratch past the n vectors of a and b, and its other passes are c's.
+template <class V, class S>
+static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
+  if (!p->bluestein) return stockham<V, S>(p->lane ? p->lane : p, a, b);
+  if (p->lane) p = p->lane;
+  if (p->bluestein == 1) return bluestein<false, V, S>(p, a, 1, a, b, nullptr);
+  const cx_plan_desc<S>* bq = p->inner;
+  const cx_i64 n = p->n, q = bq->n, c = n / q;
+  cx<V>* sa = a + n + CX_LANE_SKEW;
+  cx<V>* sb = b + n + CX_LANE_SKEW;
+  for (cx_i64 j = 0; j < c; ++j) bluestein<true, V, S>(bq, a + j, c, sa, sb, b + j * q);
+  return stockham<V, S>(p, b, a, 1);
 }
 
 #include "lane_rowm.h"

@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <list>
@@ -56,10 +57,11 @@ static int cpu_radices(int64_t n, int top, int* radices) {
 // their d.lane, fill_lane); isa().top_radix() for those that only run
 // inside another: Bluestein's inner length and the row kernels' m. Every
 // cut is a plan any executor runs, the Metal kernels' included.
+// The passes of the given radices, each with its twiddles and, for a radix
+// the butterflies do not hold, its roots; from pass `first` on (the earlier
+// ones run otherwise and get no tables).
 template <class S>
-void fill_stockham(Plan<S>& P, int64_t n, int top = 16) {
-  int radices[CX_MAX_PASSES];
-  int np = cpu_radices(n, top, radices);
+void fill_passes(Plan<S>& P, int64_t n, const int* radices, int np, int first = 0) {
   P.d.n = n;
   P.d.npasses = np;
   int64_t ns = 1;
@@ -69,16 +71,24 @@ void fill_stockham(Plan<S>& P, int64_t n, int top = 16) {
     ps.radix = R;
     ps.ns = (int)ns;
     ps.tw = (int)P.tw.size();
-    for (int64_t k = 0; k < ns; ++k)
-      for (int r = 1; r < R; ++r) P.tw.push_back(round_to<S>(root(r * k, ns * R)));
     ps.roots = (int)P.roots.size();
-    if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8 && R != 16)
-      for (int q = 0; q < R; ++q) P.roots.push_back(round_to<S>(root(q, R)));
+    if (i >= first) {
+      for (int64_t k = 0; k < ns; ++k)
+        for (int r = 1; r < R; ++r) P.tw.push_back(round_to<S>(root(r * k, ns * R)));
+      if (R != 2 && R != 3 && R != 4 && R != 5 && R != 8 && R != 16)
+        for (int q = 0; q < R; ++q) P.roots.push_back(round_to<S>(root(q, R)));
+    }
     ns *= R;
   }
   P.d.tw = P.tw.data();
   P.d.roots = P.roots.data();
   P.d.work = n;
+}
+
+template <class S>
+void fill_stockham(Plan<S>& P, int64_t n, int top = 16) {
+  int radices[CX_MAX_PASSES];
+  fill_passes(P, n, radices, cpu_radices(n, top, radices));
 }
 
 // The row kernels' fields (lane_rowm.h split n = 16*m as m vectors of 16):
@@ -219,6 +229,52 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
   P.d.work = m;
 }
 
+// Whether fill_split_bluestein's cut pays for n = c * q, m = n's own
+// Bluestein length: unless c = 2 and q pads worse than n (m_q / q > m / n),
+// where the pass of 2 costs what the shorter inner transforms save (one
+// thread, AVX2, ms per 4 Mi values, n's own Bluestein : the cut: 8198 =
+// 2 * 4099 32.1 : 32.9, 326 = 2 * 163 20.4 : 20.8; and where the cut is
+// taken, 6126 = 6 * 1021 30.7 : 23.2, 3927 = 231 * 17 27.4 : 16.3, 13403 =
+// 13 * 1031 29.1 : 27.1, 14371 = 7 * 2053 38.0 : 29.9, and a tie at 12297 =
+// 3 * 4099, 30.7 : 31.6; docs/measurements.md).
+bool split_bluestein_pays(int64_t n, int64_t c, int64_t q, int64_t m) {
+  const int64_t mq = cx_next_smooth(2 * q - 1);
+  return c >= 3 || mq * n <= m * q;
+}
+
+// n = c * q with c > 1 the 13-smooth part: the lane engine's cut (d.lane)
+// that transforms the c decimated rows of q by Bluestein in its first pass
+// and runs c's radices after it (fft_any in lanes_impl.h), where its
+// Bluestein transforms are shorter than n's own. Scratch: n vectors, the
+// skew, and q's work, in each of the two buffers.
+template <class S>
+void fill_split_bluestein(Plan<S>& P) {
+  const int64_t n = P.d.n;
+  int64_t c = 1, q = n;
+  for (int f : {2, 3, 5, 7, 11, 13})
+    while (q % f == 0) {
+      q /= f;
+      c *= f;
+    }
+  if (c == 1 || !split_bluestein_pays(n, c, q, P.d.m)) return;
+  auto L = std::make_shared<Plan<S>>();
+  L->n = n;
+  L->inner = get_plan<S>(q);
+  TORCH_CHECK(L->inner->d.bluestein == 1 && !L->inner->large,
+              "complexext: no lane Bluestein plan for ", q, " in ", n);
+  int radices[CX_MAX_PASSES];
+  radices[0] = (int)q;
+  const int np = 1 + cpu_radices(c, isa().top_radix(), radices + 1);
+  fill_passes(*L, n, radices, np, 1);
+  L->d.bluestein = 2;
+  L->d.inner = &L->inner->d;
+  L->d.m = L->inner->d.m;
+  L->d.work = n + CX_LANE_SKEW + L->inner->d.work;
+  P.lane = L;
+  P.d.lane = &L->d;
+  P.d.work = std::max(P.d.work, L->d.work);
+}
+
 // n1 * n2 = n with n1 the largest divisor <= sqrt(n) (both then fit the
 // lane buffers up to kLaneMax^2): the split of every backend (cx_factor.h).
 int64_t split(int64_t n) { return cx_four_step_split(n); }
@@ -254,6 +310,7 @@ std::shared_ptr<const Plan<S>> build(int64_t n) {
       fill_lane(*P);
     } else {
       fill_bluestein(*P, n);
+      fill_split_bluestein(*P);
     }
   } else {
     P->large = true;

@@ -72,11 +72,21 @@ std::vector<int64_t> plan_shape(int64_t n) {
           cx_largest_prime_factor(n)};
 }
 
+// q where the CPU lane engine runs n = c * q as c Bluestein transforms of q
+// and c's passes (fill_split_bluestein), else 0.
+int64_t lane_split(int64_t n) {
+  TORCH_CHECK(n >= 1, "_lane_split: n must be >= 1, got ", n);
+  const auto P = get_plan<float>(n);
+  const auto* L = P->d.lane;
+  return L && L->bluestein == 2 ? (int64_t)L->inner->n : 0;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
   m.impl("_plan_tables", &plan_tables);
   m.impl("_plan_shape", &plan_shape);
+  m.impl("_lane_split", &lane_split);
 }
 
 }  // namespace complexext
