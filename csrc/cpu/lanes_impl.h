@@ -199,20 +199,20 @@ CX_LANE_INLINE static void dft16_ri(V* r, V* i) {
 // do not use (top_radix), keeps pass16. Element e, half h: re in vf
 // 4e + h, im in 4e + 2 + h.
 template <int R, class S>
-static void pass_halves(const cx<rv>* __restrict x, cx<rv>* __restrict y, cx_i64 n, int ns,
+static void pass_halves(const cx<rv>* __restrict x, cx<rv>* __restrict y, cx_i64 n, cx_i64 ns,
                         const cx<S>* tw) {
   const cx_i64 q = n / R;
   const vf* X = (const vf*)x;
   vf* Y = (vf*)y;
   for (cx_i64 g = 0; g < q / ns; ++g)
-    for (int k = 0; k < ns; ++k) {
+    for (cx_i64 k = 0; k < ns; ++k) {
       const cx_i64 i0 = g * ns + k, o0 = g * ns * R + k;
 #pragma GCC unroll 1
       for (int h = 0; h < 2; ++h) {
         cx<vf> v[R];
         for (int r = 0; r < R; ++r)
           v[r] = cx_make<vf>(X[4 * (i0 + r * q) + h], X[4 * (i0 + r * q) + 2 + h]);
-        if (ns > 1) cx_apply_twiddles<vf, S>(v, R, tw + (cx_i64)k * (R - 1));
+        if (ns > 1) cx_apply_twiddles<vf, S>(v, R, tw + k * (R - 1));
         dft_fixed<R, vf, S>(v, tw);
         for (int r = 0; r < R; ++r) {
           Y[4 * (o0 + r * ns) + h] = v[r].re;
@@ -227,20 +227,20 @@ template <> struct is_rv<rv> { enum { value = 1 }; };
 
 // pass_fixed for R = 16 on dft16_ri.
 template <class V, class S>
-static void pass16(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
+static void pass16(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, cx_i64 ns,
                    const cx<S>* tw) {
   const cx_i64 q = n / 16;
   for (cx_i64 g = 0; g < q / ns; ++g) {
     const cx<V>* xg = x + g * ns;
     cx<V>* yg = y + g * ns * 16;
-    for (int k = 0; k < ns; ++k) {
+    for (cx_i64 k = 0; k < ns; ++k) {
       V r[16], i[16];
       for (int u = 0; u < 16; ++u) {
         r[u] = xg[k + u * q].re;
         i[u] = xg[k + u * q].im;
       }
       if (ns > 1) {
-        const cx<S>* w = tw + (cx_i64)k * 15;
+        const cx<S>* w = tw + k * 15;
         for (int u = 1; u < 16; ++u) mul_ri(r[u], i[u], w[u - 1].re, w[u - 1].im);
       }
       dft16_ri<V, S>(r, i);
@@ -253,7 +253,7 @@ static void pass16(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int
 }
 
 template <int R, class V, class S>
-static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
+static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, cx_i64 ns,
                        const cx<S>* tw) {
 #if defined(CX_AVX2)
   if constexpr (is_rv<V>::value && R != 16) return pass_halves<R, S>(x, y, n, ns, tw);
@@ -272,10 +272,10 @@ static void pass_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n,
   for (cx_i64 g = 0; g < q / ns; ++g) {
     const cx<V>* xg = x + g * ns;
     cx<V>* yg = y + g * ns * R;
-    for (int k = 0; k < ns; ++k) {
+    for (cx_i64 k = 0; k < ns; ++k) {
       cx<V> v[R];
       for (int r = 0; r < R; ++r) v[r] = xg[k + r * q];
-      cx_apply_twiddles<V, S>(v, R, tw + (cx_i64)k * (R - 1));
+      cx_apply_twiddles<V, S>(v, R, tw + k * (R - 1));
       dft_fixed<R, V, S>(v, tw);
       for (int r = 0; r < R; ++r) yg[k + r * ns] = v[r];
     }
@@ -302,17 +302,17 @@ static void pass_odd(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, i
 // (no division per element). At n = 1155 (3 5 7 11) the run-time radix
 // took 28 % of the time.
 template <int R, class V, class S>
-static void pass_odd_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, int ns,
+static void pass_odd_fixed(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 n, cx_i64 ns,
                            const cx<S>* tw, const cx<S>* roots) {
   const cx_i64 q = n / R;
   for (cx_i64 g = 0; g < q / ns; ++g) {
     const cx<V>* xg = x + g * ns;
     cx<V>* yg = y + g * ns * R;
-    for (int k = 0; k < ns; ++k) {
+    for (cx_i64 k = 0; k < ns; ++k) {
       cx<V> v[R];
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) v[r] = xg[k + r * q];
-      if (ns > 1) cx_apply_twiddles<V, S>(v, R, tw + (cx_i64)k * (R - 1));
+      if (ns > 1) cx_apply_twiddles<V, S>(v, R, tw + k * (R - 1));
       cx_dft_odd<V, S>(v, R, roots);
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) yg[k + r * ns] = v[r];
