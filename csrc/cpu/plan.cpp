@@ -244,7 +244,7 @@ bool split_bluestein_pays(int64_t n, int64_t c, int64_t q, int64_t m) {
 
 // n = c * q with c > 1 the 13-smooth part: the lane engine's cut (d.lane)
 // that transforms the c decimated rows of q by Bluestein in its first pass
-// and runs c's radices after it (fft_any in lanes_impl.h), where its
+// and runs c's radices after it (fft_any in lane_bluestein.h), where its
 // Bluestein transforms are shorter than n's own. Scratch: n vectors, the
 // skew, and q's work, in each of the two buffers.
 template <class S>
