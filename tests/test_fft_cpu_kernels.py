@@ -103,8 +103,8 @@ def test_complex32_within_floor(n):
 # n -> q of the lane engine's split (n = c * q: c Bluestein transforms of q,
 # then c's passes), 0 where n's own Bluestein (or no Bluestein) runs: the
 # split wherever c >= 3 or q pads no worse than n; c = 2 with worse padding
-# stays whole (8198: m = 16875 against q's 8640 = 2.108 q; 326: 675
-# against 360 = 2.21 q).
+# stays whole (8198: m = 16875 = 2.058 n against q's 8640 = 2.108 q; 326:
+# 675 = 2.07 n against 360 = 2.21 q).
 SPLIT = {34: 17, 646: 323, 2042: 1021, 3927: 17, 6126: 1021, 13403: 1031, 12297: 4099,
          326: 0, 8198: 0, 4099: 0, 17: 0, 4096: 0, 1155: 0, 2 * 16411: 0}
 

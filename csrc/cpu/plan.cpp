@@ -51,12 +51,6 @@ static int cpu_radices(int64_t n, int top, int* radices) {
   return out;
 }
 
-// The Stockham passes of n, `top` the largest power-of-two radix
-// (cx_factorize_top): 16 for the plans that jobs run directly (the row
-// kernels of 256 and 512 are keyed on their passes; the lane engine runs
-// their d.lane, fill_lane); isa().top_radix() for those that only run
-// inside another: Bluestein's inner length and the row kernels' m. Every
-// cut is a plan any executor runs, the Metal kernels' included.
 // The passes of the given radices, each with its twiddles and, for a radix
 // the butterflies do not hold, its roots; from pass `first` on (the earlier
 // ones run otherwise and get no tables).
@@ -85,6 +79,12 @@ void fill_passes(Plan<S>& P, int64_t n, const int* radices, int np, int first = 
   P.d.work = n;
 }
 
+// The Stockham passes of n, `top` the largest power-of-two radix
+// (cx_factorize_top): 16 for the plans that jobs run directly (the row
+// kernels of 256 and 512 are keyed on their passes; the lane engine runs
+// their d.lane, fill_lane); isa().top_radix() for those that only run
+// inside another: Bluestein's inner length and the row kernels' m. Every
+// cut is a plan any executor runs, the Metal kernels' included.
 template <class S>
 void fill_stockham(Plan<S>& P, int64_t n, int top = 16) {
   int radices[CX_MAX_PASSES];
