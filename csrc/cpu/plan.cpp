@@ -250,12 +250,7 @@ bool split_bluestein_pays(int64_t n, int64_t c, int64_t q, int64_t m) {
 template <class S>
 void fill_split_bluestein(Plan<S>& P) {
   const int64_t n = P.d.n;
-  int64_t c = 1, q = n;
-  for (int f : {2, 3, 5, 7, 11, 13})
-    while (q % f == 0) {
-      q /= f;
-      c *= f;
-    }
+  const int64_t c = cx_smooth_part(n), q = n / c;
   if (c == 1 || !split_bluestein_pays(n, c, q, P.d.m)) return;
   auto L = std::make_shared<Plan<S>>();
   L->n = n;
@@ -268,7 +263,6 @@ void fill_split_bluestein(Plan<S>& P) {
   fill_passes(*L, n, radices, np, 1);
   L->d.bluestein = 2;
   L->d.inner = &L->inner->d;
-  L->d.m = L->inner->d.m;
   L->d.work = n + CX_LANE_SKEW + L->inner->d.work;
   P.lane = L;
   P.d.lane = &L->d;
