@@ -40,9 +40,11 @@ def to_np(t):
 # the lane engine's split Bluestein (Bluestein transforms of q as the first
 # pass, c's radices after it, 7 11 13 among them); 326 = 2 * 163 and 8198 =
 # 2 * 4099 stay whole (SPLIT below).
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 34, 97, 143, 243, 326, 400, 646,
-           1000, 1155, 2187, 3888, 3927, 4096, 4099, 6126, 8192, 8198, 13403, 16384, 24576, 10007,
-           16411]
+# 257, 521, 3079, 4099, 8198, 10007 and 14371 = 7 * 2053 (its q): Bluestein
+# in two levels, m = R * m2 with R = 9, 8, 5, 8, 9, 9, 8 (BLOCKED below).
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 34, 97, 143, 243, 257, 326, 400,
+           521, 646, 1000, 1155, 2187, 3079, 3888, 3927, 4096, 4099, 6126, 8192, 8198, 13403,
+           14371, 16384, 24576, 10007, 16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext
@@ -87,8 +89,8 @@ def test_every_isa_matches_scipy_in_double(isa):
 
 # 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
 # and rows of 143 end in a partial run of pairs.
-@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 1000, 1155, 2187, 3888, 3927, 4099, 6126,
-                               13403, 16384, 24576, 10007, 16411, 2 ** 20])
+@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 521, 1000, 1155, 2187, 3079, 3888, 3927,
+                               4099, 6126, 13403, 14371, 16384, 24576, 10007, 16411, 2 ** 20])
 def test_complex32_within_floor(n):
     torch.manual_seed(n)
     rows = max(1, 2 ** 16 // n)
@@ -113,6 +115,39 @@ def test_lane_split_where_it_pays():
     assert {n: ops._lane_split(n) for n in SPLIT} == SPLIT
     with pytest.raises(RuntimeError, match="_lane_split: n must be >= 1"):
         ops._lane_split(0)
+
+
+def smooth_at_least(k):
+    m = k
+    while True:
+        r = m
+        for p in (2, 3, 5):
+            while r % p == 0:
+                r //= p
+        if r == 1:
+            return m
+        m += 1
+
+
+# Bluestein in two levels (m = R * m2) wherever the lane engine's two
+# buffers of m fp32 vectors are past 64 KiB: R the first of 8, 9, 5, 4, 3, 2
+# that divides m; for a split n, of q's m. 131 (m = 288) stays in one level
+# on AVX2 and generic, 16411 (past the lane lengths) has none.
+def test_lane_blocked_where_the_buffers_outgrow_l1():
+    lanes = {"generic": 4, "avx2": 8, "avx512": 16}[ops.cpu_isa()]
+    expect = {}
+    for n in (17, 131, 257, 521, 1021, 2053, 3079, 4099, 6126, 8198, 10007, 14371, 16411,
+              4096, 1155):
+        q = ops._lane_split(n) or n
+        m = smooth_at_least(2 * q - 1)
+        blocked = (n <= 16384 and ops._plan_shape(n)[0] > 0
+                   and 2 * m * 2 * 4 * lanes > 64 * 1024)
+        expect[n] = next(r for r in (8, 9, 5, 4, 3, 2) if m % r == 0) if blocked else 0
+    got = {n: ops._lane_blocked(n) for n in expect}
+    assert got == expect
+    assert {got[n] for n in (4099, 8198, 3079)} == {8, 9, 5}
+    with pytest.raises(RuntimeError, match="_lane_blocked: n must be >= 1"):
+        ops._lane_blocked(0)
 
 
 def strided_inputs():

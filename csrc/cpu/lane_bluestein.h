@@ -51,6 +51,80 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
   }
 }
 
+// Two levels (p->bluestein == 3, m = R * m2, fill_blocked_bluestein): the
+// forward transform's first pass is a decimation in frequency,
+//   u_k1[i2] = w_m^(i2 k1) * DFT_R(a[i2 + m2 i1], over i1)[k1],
+// after which X[k1 + R k2] = DFT_m2(u_k1)[k2]: R rows of m2 vectors, each
+// small enough to stay in L2 while it is transformed, multiplied by the
+// filter (stored in that order) and transformed back. The inverse's last
+// pass, a decimation in time, joins them:
+//   z[j2 + m2 j1] = DFT_R(w_m^(j2 k1) * s_k1[j2], over k1)[j1],
+// so only these two passes sweep the m-vector buffers (pass_dif_times,
+// pass_dit_last_times), where one transform of m sweeps them once a pass.
+template <int R, bool STRIDED, class V, class S>
+static void pass_dif_times(const cx<V>* __restrict x, cx_i64 xs, cx<V>* __restrict y, cx_i64 m2,
+                           const cx<S>* tw, const cx<S>* pre, cx_i64 lim) {
+  const V zero = {};
+  for (cx_i64 i2 = 0; i2 < m2; ++i2) {
+    cx<V> v[R];
+    for (int r = 0; r < R; ++r) {
+      const cx_i64 k = i2 + r * m2;
+      v[r] = k < lim ? cx_mul(x[STRIDED ? k * xs : k], pre[k]) : cx_make<V>(zero, zero);
+    }
+    dft_fixed<R, V, S>(v, nullptr);
+    cx_apply_twiddles<V, S>(v, R, tw + i2 * (R - 1));
+    for (int r = 0; r < R; ++r) y[r * m2 + i2] = v[r];
+  }
+}
+
+template <int R, class V, class S>
+static void pass_dit_last_times(const cx<V>* __restrict s, cx<V>* __restrict y, cx_i64 m2,
+                                const cx<S>* tw, const cx<S>* post, cx_i64 lim) {
+  for (cx_i64 j2 = 0; j2 < m2; ++j2) {
+    cx<V> v[R];
+    for (int r = 0; r < R; ++r) v[r] = s[r * m2 + j2];
+    cx_apply_twiddles<V, S>(v, R, tw + j2 * (R - 1));
+    dft_fixed<R, V, S>(v, nullptr);
+    for (int r = 0; r < R; ++r) {
+      const cx_i64 o = j2 + r * m2;
+      if (o < lim) y[o] = cx_mul(cx_conj(v[r]), post[o]);
+    }
+  }
+}
+
+// bluestein() in two levels (above): p the blocked cut, p->inner the plan
+// of m2, p->filter the filter at [k1 m2 + k2] = filter[k1 + R k2], p->tw
+// w_m^(i2 k1) at [i2 (R - 1) + k1 - 1]. Same buffers and result as bluestein().
+template <bool STRIDED, class V, class S>
+static cx<V>* bluestein_blocked(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* a,
+                                cx<V>* b, cx<V>* y) {
+  const cx_plan_desc<S>* in = p->inner;
+  const cx_i64 n = p->n, m2 = in->n;
+  const int R = p->passes[0].radix;
+  const cx_pass& p0 = in->passes[0];
+  const cx<S>* tw0 = in->tw + p0.tw;
+  with_smooth_radix(R, [&](auto r) {
+    pass_dif_times<decltype(r)::value, STRIDED, V, S>(x, xs, b, m2, p->tw, p->chirp, n);
+  });
+  cx<V>* s = b;
+  for (int k1 = 0; k1 < R; ++k1) {
+    cx<V>* u = b + k1 * m2;
+    cx<V>* w = a + k1 * m2;
+    cx<V>* r = stockham<V, S>(in, u, w);
+    cx<V>* o = r == u ? w : u;
+    with_smooth_radix(p0.radix, [&](auto r0) {
+      pass_first_times<decltype(r0)::value, true, false, V, S>(r, 1, o, m2, tw0,
+                                                              p->filter + k1 * m2, m2);
+    });
+    s = stockham<V, S>(in, o, r, 1) == u ? b : a;
+  }
+  cx<V>* t = y ? y : s == b ? a : b;
+  with_smooth_radix(R, [&](auto r) {
+    pass_dit_last_times<decltype(r)::value, V, S>(s, t, m2, p->tw, p->chirp, n);
+  });
+  return t;
+}
+
 // Bluestein (p->bluestein == 1) wraps a cyclic convolution of length m
 // around the inner Stockham plan:
 //   a = x * chirp, zero-padded to m;  A = DFT(a) * filter
@@ -70,6 +144,7 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
 template <bool STRIDED, class V, class S>
 static cx<V>* bluestein(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* a,
                         cx<V>* b, cx<V>* y) {
+  if (p->lane) return bluestein_blocked<STRIDED, V, S>(p->lane, x, xs, a, b, y);
   const cx_i64 n = p->n, m = p->m;
   const cx_plan_desc<S>* in = p->inner;
   const int np = in->npasses;
@@ -102,8 +177,8 @@ static cx<V>* bluestein(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<
 template <class V, class S>
 static cx<V>* fft_any(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b) {
   if (!p->bluestein) return stockham<V, S>(p->lane ? p->lane : p, a, b);
-  if (p->lane) p = p->lane;
-  if (p->bluestein == 1) return bluestein<false, V, S>(p, a, 1, a, b, nullptr);
+  if (!p->lane || p->lane->bluestein != 2) return bluestein<false, V, S>(p, a, 1, a, b, nullptr);
+  p = p->lane;
   const cx_plan_desc<S>* bq = p->inner;
   const cx_i64 n = p->n, q = bq->n, c = n / q;
   cx<V>* sa = a + n + CX_LANE_SKEW;

@@ -81,12 +81,24 @@ int64_t lane_split(int64_t n) {
   return L && L->bluestein == 2 ? (int64_t)L->inner->n : 0;
 }
 
+// R where the CPU lane engine runs the Bluestein transforms of n (of q
+// where it splits n = c * q) in two levels, m = R * m2
+// (fill_blocked_bluestein), else 0.
+int64_t lane_blocked(int64_t n) {
+  TORCH_CHECK(n >= 1, "_lane_blocked: n must be >= 1, got ", n);
+  const auto P = get_plan<float>(n);
+  const cx_plan_desc<float>* d = &P->d;
+  if (d->lane && d->lane->bluestein == 2) d = d->lane->inner;
+  return d->lane && d->lane->bluestein == 3 ? (int64_t)d->lane->passes[0].radix : 0;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
   m.impl("_plan_tables", &plan_tables);
   m.impl("_plan_shape", &plan_shape);
   m.impl("_lane_split", &lane_split);
+  m.impl("_lane_blocked", &lane_blocked);
 }
 
 }  // namespace complexext
