@@ -78,8 +78,7 @@ TORCH_LIBRARY(complexext, m) {
   m.def("_plan_shape(int n) -> int[]");
   // q where the CPU lane engine cuts n = c * q into c Bluestein transforms
   // of q and c's passes (csrc/cpu/plan.cpp), else 0 (tests only).
-  m.def("_lane_split(int n) -> int");
-  m.def("_lane_blocked(int n) -> int");
+  m.def("_lane_cut(int n) -> int[]");
 
   // Tests only (csrc/emulation/block_emulation.cpp): the CUDA ops' code run on the
   // CPU (the CUDA schemas with the emulation's shared memory per block,

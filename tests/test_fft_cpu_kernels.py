@@ -39,12 +39,15 @@ def to_np(t):
 # 34, 646 = 2 * 323, 3927 = 231 * 17, 6126 = 6 * 1021, 13403 = 13 * 1031:
 # the lane engine's split Bluestein (Bluestein transforms of q as the first
 # pass, c's radices after it, 7 11 13 among them); 326 = 2 * 163 and 8198 =
-# 2 * 4099 stay whole (SPLIT below).
-# 257, 521, 3079, 4099, 8198, 10007 and 14371 = 7 * 2053 (its q): Bluestein
-# in two levels, m = R * m2 with R = 9, 8, 5, 8, 9, 9, 8 (BLOCKED below).
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 34, 97, 143, 243, 257, 326, 400,
-           521, 646, 1000, 1155, 2187, 3079, 3888, 3927, 4096, 4099, 6126, 8192, 8198, 13403,
-           14371, 16384, 24576, 10007, 16411]
+# 2 * 4099 stays whole (CUT below).
+# 17, 43, 97, 131, 257, 521, 641, 2311, 12289: Rader (n - 1 = 16, 2*3*7,
+# 96, 2*5*13, 256, 8*5*13, 640, 2*3*5*7*11, 3*4096: the radices past 9
+# between the fused passes); 34, 326 and 3927 run it on their q.
+# 3079, 4099, 8198, 10007 and 14371 = 7 * 2053 (its q): Bluestein in two
+# levels, m = R * m2 with R = 5, 8, 9, 9, 8; 89 (m = 180) in one.
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 34, 43, 89, 97, 131, 143, 243, 257,
+           326, 400, 521, 641, 646, 1000, 1155, 2187, 2311, 3079, 3888, 3927, 4096, 4099, 6126,
+           8192, 8198, 12289, 13403, 14371, 16384, 24576, 10007, 16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext
@@ -89,8 +92,9 @@ def test_every_isa_matches_scipy_in_double(isa):
 
 # 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
 # and rows of 143 end in a partial run of pairs.
-@pytest.mark.parametrize("n", [16, 17, 97, 143, 400, 521, 1000, 1155, 2187, 3079, 3888, 3927,
-                               4099, 6126, 13403, 14371, 16384, 24576, 10007, 16411, 2 ** 20])
+@pytest.mark.parametrize("n", [16, 17, 43, 89, 97, 143, 257, 326, 400, 521, 1000, 1155, 2187, 2311,
+                               3079, 3888, 3927, 4099, 6126, 12289, 13403, 14371, 16384, 24576,
+                               10007, 16411, 2 ** 20])
 def test_complex32_within_floor(n):
     torch.manual_seed(n)
     rows = max(1, 2 ** 16 // n)
@@ -102,52 +106,29 @@ def test_complex32_within_floor(n):
         assert rel_rms(to_np(got), ref) <= 1.15 * floor_of(ref)
 
 
-# n -> q of the lane engine's split (n = c * q: c Bluestein transforms of q,
-# then c's passes), 0 where n's own Bluestein (or no Bluestein) runs: the
-# split wherever c >= 3 or q pads no worse than n; c = 2 with worse padding
-# stays whole (8198: m = 16875 = 2.058 n against q's 8640 = 2.108 q; 326:
-# 675 = 2.07 n against 360 = 2.21 q).
-SPLIT = {34: 17, 646: 323, 2042: 1021, 3927: 17, 6126: 1021, 13403: 1031, 12297: 4099,
-         326: 0, 8198: 0, 4099: 0, 17: 0, 4096: 0, 1155: 0, 2 * 16411: 0}
+# n -> the lane engine's cut (_lane_cut): [q of the split n = c * q (c
+# Bluestein or Rader transforms of q, then c's passes), else 0; L = n - 1
+# (q - 1) where Rader transforms n (q), else 0; R where Bluestein's
+# transforms of m (q's m) run in two levels, m = R * m2, else 0]. The
+# split is taken where c >= 3, where Rader transforms q, or where q pads no
+# worse than n; 8198 = 2 * 4099 stays whole (m = 16875 = 2.058 n against
+# q's 8640 = 2.108 q). Rader needs n prime and n - 1 13-smooth with two
+# factors among the fixed radices (23: 2 * 11 and 29: 4 * 7 have one). Two
+# levels where the lane engine's two buffers of m vectors are past 64 KiB,
+# R the first of 8, 9, 5, 4, 3, 2 that divides m; at 89 (m = 180) they are
+# within it on every instruction set. The same on every instruction set.
+CUT = {514: [257, 256, 0], 43: [0, 42, 0], 89: [0, 0, 0], 131: [0, 130, 0], 257: [0, 256, 0],
+       326: [163, 162, 0], 641: [0, 640, 0], 1021: [0, 0, 8],
+       2053: [0, 0, 8], 2311: [0, 2310, 0], 3079: [0, 0, 5], 10185: [97, 96, 0],
+       4099: [0, 0, 8], 6126: [1021, 0, 8], 8198: [0, 0, 9], 10007: [0, 0, 9],
+       12289: [0, 12288, 0], 12297: [4099, 0, 8], 13403: [1031, 0, 8], 14371: [2053, 0, 8],
+       23: [0, 0, 0], 29: [0, 0, 0], 4096: [0, 0, 0], 1155: [0, 0, 0], 2 * 16411: [0, 0, 0]}
 
 
-def test_lane_split_where_it_pays():
-    assert {n: ops._lane_split(n) for n in SPLIT} == SPLIT
-    with pytest.raises(RuntimeError, match="_lane_split: n must be >= 1"):
-        ops._lane_split(0)
-
-
-def smooth_at_least(k):
-    m = k
-    while True:
-        r = m
-        for p in (2, 3, 5):
-            while r % p == 0:
-                r //= p
-        if r == 1:
-            return m
-        m += 1
-
-
-# Bluestein in two levels (m = R * m2) wherever the lane engine's two
-# buffers of m fp32 vectors are past 64 KiB: R the first of 8, 9, 5, 4, 3, 2
-# that divides m; for a split n, of q's m. 131 (m = 288) stays in one level
-# on AVX2 and generic, 16411 (past the lane lengths) has none.
-def test_lane_blocked_where_the_buffers_outgrow_l1():
-    lanes = {"generic": 4, "avx2": 8, "avx512": 16}[ops.cpu_isa()]
-    expect = {}
-    for n in (17, 131, 257, 521, 1021, 2053, 3079, 4099, 6126, 8198, 10007, 14371, 16411,
-              4096, 1155):
-        q = ops._lane_split(n) or n
-        m = smooth_at_least(2 * q - 1)
-        blocked = (n <= 16384 and ops._plan_shape(n)[0] > 0
-                   and 2 * m * 2 * 4 * lanes > 64 * 1024)
-        expect[n] = next(r for r in (8, 9, 5, 4, 3, 2) if m % r == 0) if blocked else 0
-    got = {n: ops._lane_blocked(n) for n in expect}
-    assert got == expect
-    assert {got[n] for n in (4099, 8198, 3079)} == {8, 9, 5}
-    with pytest.raises(RuntimeError, match="_lane_blocked: n must be >= 1"):
-        ops._lane_blocked(0)
+def test_lane_cut_by_length():
+    assert {n: list(ops._lane_cut(n)) for n in CUT} == CUT
+    with pytest.raises(RuntimeError, match="_lane_cut: n must be >= 1"):
+        ops._lane_cut(0)
 
 
 def strided_inputs():

@@ -61,5 +61,9 @@ struct cx_plan_desc {
   // radix when that cuts them otherwise (AVX2: 8, not 16), for the CPU lane
   // engine; null when the passes above are those.
   const cx_plan_desc<S>* lane;
+  // The CPU lane engine's Rader cut of a prime n (bluestein = 4): g^r mod n
+  // and g^-r mod n, r < n - 1, for a generator g.
+  const int* perm_in;
+  const int* perm_out;
 };
 #endif

@@ -125,6 +125,70 @@ static cx<V>* bluestein_blocked(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64
   return t;
 }
 
+// Rader (p->bluestein == 4, the lane cut of a prime n whose n - 1 the
+// passes take, fill_rader): with g a generator mod n and L = n - 1,
+//   X[0] = x[0] + sum_r a[r],  X[g^-q] = x[0] + c[q],  q < L,
+//   c = a (*) b, the cyclic convolution of a[r] = x[g^r] and b[s] = w_n^(g^-s),
+// done as in Bluestein with two transforms of L instead of m >= 2n - 1:
+//   A = DFT(a),  c = conj(DFT(conj(A * F))),  F = DFT(b) / L (p->filter),
+// and sum_r a[r] = A[0]. The input order rides on the first pass's reads,
+// the output order and x[0] on the last pass's stores (p->perm_in,
+// p->perm_out). Same buffers and result as bluestein().
+template <int R, bool STRIDED, class V, class S>
+static void pass_first_perm(const cx<V>* __restrict x, cx_i64 xs, cx<V>* __restrict y, cx_i64 L,
+                            const int* perm) {
+  const cx_i64 q = L / R;
+  for (cx_i64 j = 0; j < q; ++j) {
+    cx<V> v[R];
+    for (int r = 0; r < R; ++r) {
+      const cx_i64 k = perm[j + r * q];
+      v[r] = x[STRIDED ? k * xs : k];
+    }
+    dft_fixed<R, V, S>(v, nullptr);
+    for (int r = 0; r < R; ++r) y[j * R + r] = v[r];
+  }
+}
+
+template <int R, class V, class S>
+static void pass_last_perm(const cx<V>* __restrict s, cx<V>* __restrict y, cx_i64 L,
+                           const cx<S>* tw, const int* perm, cx<V> x0) {
+  const cx_i64 ns = L / R;
+  for (cx_i64 k = 0; k < ns; ++k) {
+    cx<V> v[R];
+    for (int r = 0; r < R; ++r) v[r] = s[k + r * ns];
+    cx_apply_twiddles<V, S>(v, R, tw + k * (R - 1));
+    dft_fixed<R, V, S>(v, nullptr);
+    for (int r = 0; r < R; ++r) y[perm[k + r * ns]] = cx_conj(v[r]) + x0;
+  }
+}
+
+template <bool STRIDED, class V, class S>
+static cx<V>* rader(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* a, cx<V>* b,
+                    cx<V>* y) {
+  const cx_plan_desc<S>* in = p->inner;
+  const cx_i64 L = in->n;
+  const int np = in->npasses;
+  const cx_pass &p0 = in->passes[0], &pl = in->passes[np - 1];
+  const cx<S>*tw0 = in->tw + p0.tw, *twl = in->tw + pl.tw;
+  const cx<V> x0 = x[0];
+  with_smooth_radix(p0.radix, [&](auto R) {
+    pass_first_perm<decltype(R)::value, STRIDED, V, S>(x, xs, b, L, p->perm_in);
+  });
+  cx<V>* r = stockham<V, S>(in, b, a, 1);
+  const cx<V> sum = x0 + r[0];
+  cx<V>* o = r == a ? b : a;
+  with_smooth_radix(p0.radix, [&](auto R) {
+    pass_first_times<decltype(R)::value, true, false, V, S>(r, 1, o, L, tw0, p->filter, L);
+  });
+  cx<V>* s = stockham<V, S>(in, o, r, 1, np - 1);
+  cx<V>* t = y ? y : s == o ? r : o;
+  with_smooth_radix(pl.radix, [&](auto R) {
+    pass_last_perm<decltype(R)::value, V, S>(s, t, L, twl, p->perm_out, x0);
+  });
+  t[0] = sum;
+  return t;
+}
+
 // Bluestein (p->bluestein == 1) wraps a cyclic convolution of length m
 // around the inner Stockham plan:
 //   a = x * chirp, zero-padded to m;  A = DFT(a) * filter
@@ -144,6 +208,7 @@ static cx<V>* bluestein_blocked(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64
 template <bool STRIDED, class V, class S>
 static cx<V>* bluestein(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* a,
                         cx<V>* b, cx<V>* y) {
+  if (p->lane && p->lane->bluestein == 4) return rader<STRIDED, V, S>(p->lane, x, xs, a, b, y);
   if (p->lane) return bluestein_blocked<STRIDED, V, S>(p->lane, x, xs, a, b, y);
   const cx_i64 n = p->n, m = p->m;
   const cx_plan_desc<S>* in = p->inner;

@@ -33,6 +33,7 @@ struct Plan {
   std::shared_ptr<const Plan<S>> row;     // n = 16*m: the plan of m (d.row)
   std::vector<S> row_re, row_im;          // exp(-2*pi*i*b*c/n), [c < m][b < 16]
   std::shared_ptr<const Plan<S>> lane;    // n cut with isa().top_radix() (d.lane)
+  std::vector<int> perm;                  // Rader's input, then output order (d.perm_*)
 };
 
 // exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles): w as

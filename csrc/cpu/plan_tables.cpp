@@ -72,24 +72,23 @@ std::vector<int64_t> plan_shape(int64_t n) {
           cx_largest_prime_factor(n)};
 }
 
-// q where the CPU lane engine runs n = c * q as c Bluestein transforms of q
-// and c's passes (fill_split_bluestein), else 0.
-int64_t lane_split(int64_t n) {
-  TORCH_CHECK(n >= 1, "_lane_split: n must be >= 1, got ", n);
-  const auto P = get_plan<float>(n);
-  const auto* L = P->d.lane;
-  return L && L->bluestein == 2 ? (int64_t)L->inner->n : 0;
-}
-
-// R where the CPU lane engine runs the Bluestein transforms of n (of q
-// where it splits n = c * q) in two levels, m = R * m2
-// (fill_blocked_bluestein), else 0.
-int64_t lane_blocked(int64_t n) {
-  TORCH_CHECK(n >= 1, "_lane_blocked: n must be >= 1, got ", n);
+// The CPU lane engine's cut of n, for the tests: {q where it splits
+// n = c * q into c Bluestein transforms of q (fill_split_bluestein), else 0;
+// L = n - 1 (q - 1 in a split) where Rader transforms n (q) with two
+// transforms of L (fill_rader), else 0; R where Bluestein's transforms of
+// m run in two levels, m = R * m2 (fill_blocked_bluestein), else 0}.
+std::vector<int64_t> lane_cut(int64_t n) {
+  TORCH_CHECK(n >= 1, "_lane_cut: n must be >= 1, got ", n);
   const auto P = get_plan<float>(n);
   const cx_plan_desc<float>* d = &P->d;
-  if (d->lane && d->lane->bluestein == 2) d = d->lane->inner;
-  return d->lane && d->lane->bluestein == 3 ? (int64_t)d->lane->passes[0].radix : 0;
+  int64_t q = 0;
+  if (d->lane && d->lane->bluestein == 2) {
+    q = d->lane->inner->n;
+    d = d->lane->inner;
+  }
+  const cx_plan_desc<float>* L = d->lane;
+  return {q, L && L->bluestein == 4 ? (int64_t)L->inner->n : 0,
+          L && L->bluestein == 3 ? (int64_t)L->passes[0].radix : 0};
 }
 
 }  // namespace
@@ -97,8 +96,7 @@ int64_t lane_blocked(int64_t n) {
 TORCH_LIBRARY_IMPL(complexext, CompositeExplicitAutograd, m) {
   m.impl("_plan_tables", &plan_tables);
   m.impl("_plan_shape", &plan_shape);
-  m.impl("_lane_split", &lane_split);
-  m.impl("_lane_blocked", &lane_blocked);
+  m.impl("_lane_cut", &lane_cut);
 }
 
 }  // namespace complexext
