@@ -1,6 +1,9 @@
 // Every op schema of complexext, in one place. Kernels are registered per
 // backend (cpu/, cuda/) and, for MPS and fake tensors, from Python. The
 // Python module itself (PyInit__C) is py_entry.cpp.
+#include <ATen/core/LegacyTypeDispatch.h>  // at::AutoDispatchBelowADInplaceOrView
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
 #include <torch/version.h>
 
@@ -142,6 +145,57 @@ TORCH_LIBRARY(complexext, m) {
   m.def("_plan_cache_hold_lock(int ms) -> ()", &plan_cache_hold_lock);
   m.def("built_with() -> str", &built_with);
   m.def("cpu_isa() -> str", []() { return std::string(isa().name); });
+}
+
+namespace {
+
+// The out= forms write `out` in place. As torch's own out= ops do (in their
+// ADInplaceOrView kernels), they bump its version counter, so that a
+// backward that saved `out` before it was overwritten raises ("modified by
+// an inplace operation") instead of computing a wrong gradient. Inference
+// tensors have no version counter (and cannot be saved for backward).
+using FftFlagOut = at::Tensor&(const at::Tensor&, at::IntArrayRef, int64_t, bool, at::Tensor&);
+using FftLenOut = at::Tensor&(const at::Tensor&, at::IntArrayRef, int64_t, int64_t, at::Tensor&);
+
+template <class Fn>
+c10::TypedOperatorHandle<Fn> handle(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Fn>();
+}
+
+template <class Fn, class Arg>
+at::Tensor& out_then_bump(const c10::TypedOperatorHandle<Fn>& op, c10::DispatchKeySet ks,
+                          const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                          Arg arg, at::Tensor& out) {
+  {
+    at::AutoDispatchBelowADInplaceOrView below;
+    op.redispatch(ks & c10::after_ADInplaceOrView_keyset, self, dim, normalization, arg, out);
+  }
+  if (!out.is_inference()) torch::autograd::impl::bump_version(out);
+  return out;
+}
+
+at::Tensor& fft_c2c_out_bump(c10::DispatchKeySet ks, const at::Tensor& self, at::IntArrayRef dim,
+                             int64_t normalization, bool forward, at::Tensor& out) {
+  static const auto op = handle<FftFlagOut>("complexext::fft_c2c_out");
+  return out_then_bump(op, ks, self, dim, normalization, forward, out);
+}
+at::Tensor& fft_r2c_out_bump(c10::DispatchKeySet ks, const at::Tensor& self, at::IntArrayRef dim,
+                             int64_t normalization, bool onesided, at::Tensor& out) {
+  static const auto op = handle<FftFlagOut>("complexext::fft_r2c_out");
+  return out_then_bump(op, ks, self, dim, normalization, onesided, out);
+}
+at::Tensor& fft_c2r_out_bump(c10::DispatchKeySet ks, const at::Tensor& self, at::IntArrayRef dim,
+                             int64_t normalization, int64_t last_dim_size, at::Tensor& out) {
+  static const auto op = handle<FftLenOut>("complexext::fft_c2r_out");
+  return out_then_bump(op, ks, self, dim, normalization, last_dim_size, out);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(complexext, ADInplaceOrView, m) {
+  m.impl("fft_c2c_out", TORCH_FN(fft_c2c_out_bump));
+  m.impl("fft_r2c_out", TORCH_FN(fft_r2c_out_bump));
+  m.impl("fft_c2r_out", TORCH_FN(fft_c2r_out_bump));
 }
 
 }  // namespace complexext

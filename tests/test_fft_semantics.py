@@ -207,6 +207,34 @@ def test_out_written_directly_on_cpu(name, dtype, monkeypatch):
         assert torch.equal(_bits(y), _bits(expect)) and copies == [name]
 
 
+@pytest.mark.parametrize("name", ALL_FUNCS)
+def test_out_bumps_version_as_torch_does(name):
+    """Writing out= is an in-place write: out's version counter moves (on the
+    kernel's direct path and on compute-then-copy alike), so a backward that
+    saved out before it was overwritten raises, as with torch.fft, instead
+    of using the new values."""
+    real = real_input(name)
+    x = rand((3, 16), torch.float32 if real else torch.complex64, seed=3)
+    expect = getattr(torch.fft, name)(x)
+    for out in (torch.empty_like(expect),  # written by the kernel (CPU)
+                torch.empty(expect.shape[::-1], dtype=expect.dtype).t()):  # copied
+        for fft in (getattr(torch.fft, name), getattr(cf, name)):
+            out.copy_(expect)
+            a = torch.ones(expect.shape, dtype=expect.dtype, requires_grad=True)
+            loss = (a * out).sum().abs()  # saves out for a's gradient
+            v = out._version
+            assert fft(x * 2, out=out) is out
+            assert out._version > v
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                loss.backward()
+    # the op itself, called through torch.ops, bumps it too
+    if not real:
+        out = torch.empty_like(x)
+        v = out._version
+        torch.ops.complexext.fft_c2c_out(x, [1], 0, True, out=out)
+        assert out._version == v + 1
+
+
 @pytest.mark.parametrize("op, args, shape, dtype", [
     ("fft_c2c", ([1], 0, True), (4, 8), torch.complex32),
     ("fft_r2c", ([1], 0, True), (4, 5), torch.complex32),
