@@ -7,6 +7,7 @@ the time is mostly the way in and out: Python argument handling, the
 dispatcher, the op's kernels, output allocation.
 
   fft     complexext.fft.fft of a 64-point complex32 row  vs torch.fft.fft, complex64
+  fft out=  the same, each into a preallocated out       vs torch.fft.fft(out=), complex64
   rfft    complexext.fft.rfft of a 64-point float32 row   vs torch.fft.rfft, float32
   stft    complexext.stft of 4000 float32 samples, n_fft 256, hop 64, Hann,
           centred (reflect)                               vs torch.stft, same arguments
@@ -47,8 +48,10 @@ def cases():
     w = torch.randn(2, 2, 3, dtype=torch.complex64, generator=g)
     st = dict(n_fft=256, hop_length=64, window=win, center=True, pad_mode="reflect",
               return_complex=True)
+    o32, o64 = torch.empty_like(z32), torch.empty_like(z64)
     return [
         ("fft", lambda: complexext.fft.fft(z32), lambda: torch.fft.fft(z64)),
+        ("fft out=", lambda: complexext.fft.fft(z32, out=o32), lambda: torch.fft.fft(z64, out=o64)),
         ("rfft", lambda: complexext.fft.rfft(r64), lambda: torch.fft.rfft(r64)),
         ("stft", lambda: complexext.stft(sig, **st), lambda: torch.stft(sig, **st)),
         ("conv1d", lambda: cxf.conv1d(x, w), lambda: torch.nn.functional.conv1d(x, w)),

@@ -76,6 +76,15 @@ Tensor call(const c10::TypedOperatorHandle<Fn>& op, Args&&... args) {
   return op.call(std::forward<Args>(args)...);
 }
 
+// The out= forms (fft_c2c_out, fft_r2c_out, fft_c2r_out) go through the
+// dispatcher's ADInplaceOrView kernel (ops.cpp), which bumps out's version
+// counter: only the autograd keys are skipped.
+template <class Fn, class... Args>
+void call_out(const c10::TypedOperatorHandle<Fn>& op, Args&&... args) {
+  pybind11::gil_scoped_release no_gil;
+  c10::impl::ExcludeDispatchKeyGuard no_autograd(c10::autograd_dispatch_keyset);
+  op.call(std::forward<Args>(args)...);
+}
 using FftC2c = Tensor(const Tensor&, c10::IntArrayRef, int64_t, bool);
 using FftR2c = Tensor(const Tensor&, c10::IntArrayRef, int64_t, bool);
 using FftC2r = Tensor(const Tensor&, c10::IntArrayRef, int64_t, int64_t);
@@ -86,13 +95,49 @@ using Conv = Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, 
 using Istft = Tensor(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, bool, int64_t,
                      int64_t);
 
+using FftFlagOut = Tensor&(const Tensor&, c10::IntArrayRef, int64_t, bool, Tensor&);
+using FftLenOut = Tensor&(const Tensor&, c10::IntArrayRef, int64_t, int64_t, Tensor&);
+
+// The dtype an out= form writes for input dtype t: same (c2c), complex of
+// (r2c), real of (c2r); Undefined where the op takes no such input.
+c10::ScalarType out_dtype(char kind, c10::ScalarType t) {
+  using S = c10::ScalarType;
+  if (kind == 'c') return t == S::ComplexHalf || t == S::ComplexFloat || t == S::ComplexDouble ? t : S::Undefined;
+  if (kind == 'r')
+    return t == S::Half ? S::ComplexHalf : t == S::Float ? S::ComplexFloat
+         : t == S::Double ? S::ComplexDouble : S::Undefined;
+  return t == S::ComplexHalf ? S::Half : t == S::ComplexFloat ? S::Float
+       : t == S::ComplexDouble ? S::Double : S::Undefined;
+}
+
+// Whether an out= form may write out itself: CPU tensors, out contiguous,
+// with no conj or neg bit, of the result's dtype and shape (the last of
+// dim resized to `last`, if >= 0), in memory of its own. Otherwise the
+// caller computes the result and copies it into out (resizing, casting).
+bool writes_out(char kind, const Tensor& x, const std::vector<int64_t>& dim, int64_t last,
+                const Tensor& out) {
+  if (x.layout() != at::kStrided || out.layout() != at::kStrided || !x.is_cpu() ||
+      !out.is_cpu() || dim.empty() || !out.is_contiguous() || out.is_conj() ||
+      out.is_neg() || out.scalar_type() != out_dtype(kind, x.scalar_type()) ||
+      out.dim() != x.dim())
+    return false;
+  const int64_t d = dim.back();
+  if (d < 0 || d >= x.dim()) return false;
+  for (int64_t i = 0; i < x.dim(); ++i)
+    if (out.size(i) != (i == d && last >= 0 ? last : x.size(i))) return false;
+  return !out.is_alias_of(x) &&
+         out.storage().data_ptr().get() != x.storage().data_ptr().get();
+}
+
 void need(Py_ssize_t nargs, Py_ssize_t want, const char* op) {
   TORCH_CHECK_TYPE(nargs == want, "complexext.", op, ": expected ", want, " arguments, got ",
                    nargs);
 }
 
 // call_below_autograd(name, *args): name one of fft_c2c, fft_r2c, fft_c2r,
-// stft, istft, convolution, with the op's arguments in its schema's order, all given.
+// their out= forms (fft_c2c_out ...: out last; None back where writes_out
+// does not hold), stft, istft, convolution, with the op's arguments in its
+// schema's order, all given.
 PyObject* call_below_autograd(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   TORCH_CHECK_TYPE(nargs >= 1 && PyUnicode_Check(args[0]),
@@ -111,6 +156,35 @@ PyObject* call_below_autograd(PyObject*, PyObject* const* args, Py_ssize_t nargs
     static const auto c2c = handle<FftC2c>("complexext::fft_c2c");
     static const auto r2c = handle<FftR2c>("complexext::fft_r2c");
     y = call(name[4] == 'c' ? c2c : r2c, x, dim, norm, flag);
+  } else if (std::strcmp(name, "fft_c2c_out") == 0 || std::strcmp(name, "fft_r2c_out") == 0 ||
+             std::strcmp(name, "fft_c2r_out") == 0) {
+    // Returns out, or None where out is not one the op writes itself
+    // (writes_out): then nothing is written.
+    need(n, 5, name);
+    const char kind = std::strcmp(name, "fft_c2c_out") == 0   ? 'c'
+                      : std::strcmp(name, "fft_r2c_out") == 0 ? 'r'
+                                                              : '2';  // c2r
+    const Tensor& x = tensor_arg(a[0], name, "self");
+    const std::vector<int64_t> dim = ints_arg(a[1], name, "dim");
+    const int64_t norm = int_arg(a[2], name, "normalization");
+    Tensor out = tensor_arg(a[4], name, "out");
+    if (kind == '2') {
+      const int64_t last = int_arg(a[3], name, "last_dim_size");
+      if (!writes_out(kind, x, dim, last, out)) Py_RETURN_NONE;
+      static const auto op = handle<FftLenOut>("complexext::fft_c2r_out");
+      call_out(op, x, dim, norm, last, out);
+    } else {
+      const bool flag = bool_arg(a[3], name, kind == 'c' ? "forward" : "onesided");
+      const int64_t last = kind == 'r' && flag && !dim.empty() && dim.back() >= 0 &&
+                                   dim.back() < x.dim()
+                               ? x.size(dim.back()) / 2 + 1
+                               : -1;
+      if (!writes_out(kind, x, dim, last, out)) Py_RETURN_NONE;
+      static const auto c2c = handle<FftFlagOut>("complexext::fft_c2c_out");
+      static const auto r2c = handle<FftFlagOut>("complexext::fft_r2c_out");
+      call_out(kind == 'c' ? c2c : r2c, x, dim, norm, flag, out);
+    }
+    return THPVariable_Wrap(out);
   } else if (std::strcmp(name, "fft_c2r") == 0) {
     need(n, 4, name);
     const Tensor& x = tensor_arg(a[0], name, "self");

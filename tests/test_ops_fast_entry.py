@@ -66,6 +66,46 @@ def test_same_as_torch_ops_below_autograd(name, make):
             assert same(a, b, strides=False)
 
 
+OUT_CALLS = [
+    ("fft_c2c_out", lambda: (rand((3, 40), C32), (1,), 0, True), (3, 40), C32),
+    ("fft_r2c_out", lambda: (rand((3, 40), torch.float16), (1,), 1, True), (3, 21), C32),
+    ("fft_r2c_out", lambda: (rand((4, 6, 10), torch.float64), (0, 2), 0, False), (4, 6, 10),
+     torch.complex128),
+    ("fft_c2r_out", lambda: (rand((3, 21), C32), (1,), 2, 40), (3, 40), torch.float16),
+]
+
+
+@pytest.mark.parametrize("name, make, shape, dtype", OUT_CALLS, ids=[c[0] for c in OUT_CALLS])
+def test_out_forms_write_out_or_answer_none(name, make, shape, dtype):
+    """The out= forms write out (the same bits as the allocating op), move its
+    version counter, and return it; for an out the op does not write itself
+    (another shape or dtype, strided, aliasing the input, a conj view, not
+    on the CPU) they return None and leave it as it was."""
+    args = make()
+    before = args[0].clone()
+    want = _C.call_below_autograd(name[:-4], *args)
+    out = torch.zeros(shape, dtype=dtype)
+    v = out._version
+    assert _C.call_below_autograd(name, *args, out) is out
+    assert same(out, want) and out._version == v + 1 and same(args[0], before)
+    wide = torch.complex64 if dtype.is_complex else torch.float32
+    refused = [torch.zeros(shape[:-1] + (shape[-1] + 1,), dtype=dtype),
+               torch.zeros(shape, dtype=wide),
+               torch.zeros(shape[::-1], dtype=dtype).permute(*range(len(shape) - 1, -1, -1)),
+               torch.zeros(shape, dtype=dtype, device="meta")]
+    if dtype.is_complex:
+        refused.append(torch.zeros(shape, dtype=dtype).conj())
+    if args[0].shape == shape and args[0].dtype == dtype:
+        refused.append(args[0])
+    for bad in refused:
+        snap = bad.clone()
+        v = bad._version
+        assert _C.call_below_autograd(name, *args, bad) is None
+        if bad.device.type == "cpu":
+            assert same(bad.resolve_conj(), snap.resolve_conj(), strides=False)
+            assert bad._version == v
+
+
 def test_kernel_errors_arrive_with_their_message():
     x = rand((1, 40), torch.float32)
     with pytest.raises(RuntimeError, match="stft"):

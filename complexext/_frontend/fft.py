@@ -15,7 +15,7 @@ import torch
 
 from .._autograd import fft as ad
 from .._autograd.common import direct
-from .._ops import ops
+from .._ops.fast import call
 from . import fft_args as ck
 from . import overflow as _overflow
 
@@ -68,16 +68,17 @@ def _finish(fname, inp, result, out):
     return out.copy_(result)
 
 
-def _into(x, out, shape, dtype):
-    """True when the op's out= form (fft_*_out) may write out itself (no result to
+def _into(op, y, dims, mode, arg, out):
+    """True when the op's out= form (fft_*_out) wrote out itself (no result to
     copy over): eager CPU code with nothing to differentiate, out a plain
     contiguous tensor of exactly the result's shape and dtype, in memory of
-    its own. Anything else (a resize, a dtype cast, a strided or aliasing
-    out, other devices) computes the result and copies it, as _finish does."""
-    return (type(out) is torch.Tensor and out.device.type == "cpu" and x.device.type == "cpu"
-            and out.dtype == dtype and out.shape == shape and direct(x, out)
-            and out.is_contiguous() and not out.is_conj() and not out.is_neg()
-            and out.untyped_storage().data_ptr() != x.untyped_storage().data_ptr())
+    its own (the fast entry checks those and returns None, writing nothing,
+    where they do not hold). Anything else (a resize, a dtype cast, a
+    strided or aliasing out, other devices) computes the result and copies
+    it, as _finish does. The op bumps out's version counter, as torch's
+    out= ops do."""
+    return type(out) is torch.Tensor and direct(y, out) and call(op, y, dims, mode, arg,
+                                                                  out) is not None
 
 
 def _finish_into(fname, inp, out):
@@ -100,12 +101,8 @@ def _c2c(fname, x, sizes, dims, norm, forward, out):
     mode = ck.norm_mode(fname, norm, forward)
     y = _resize(x, dims, sizes)
     if out is not None and dims and (y.is_complex() or forward):
-        ctype = y.dtype if y.is_complex() else ck.complex_of(y.dtype)
-        if _into(y, out, y.shape, ctype):
-            if y.is_complex():
-                ops.fft_c2c_out(y, dims, mode, forward, out=out)
-            else:
-                ops.fft_r2c_out(y, dims, mode, False, out=out)
+        if (_into("fft_c2c_out", y, dims, mode, forward, out) if y.is_complex()
+                else _into("fft_r2c_out", y, dims, mode, False, out)):
             return _finish_into(fname, x, out)
     if not dims:
         result = ck.to_complex(y).clone()
@@ -123,9 +120,7 @@ def _r2c(fname, x, sizes, dims, norm, forward, out):
     mode = ck.norm_mode(fname, norm, forward)
     y = _resize(x, dims, sizes)
     if out is not None and forward:
-        shape = y.shape[:dims[-1]] + (y.shape[dims[-1]] // 2 + 1,) + y.shape[dims[-1] + 1:]
-        if _into(y, out, shape, ck.complex_of(y.dtype)):
-            ops.fft_r2c_out(y, dims, mode, True, out=out)
+        if _into("fft_r2c_out", y, dims, mode, True, out):
             return _finish_into(fname, x, out)
     result = ad.r2c(y, dims, mode, True)
     return _finish(fname, x, result if forward else _conj(result), out)
@@ -139,9 +134,7 @@ def _c2r(fname, x, sizes, dims, last_given, norm, forward, out):
     y = ck.to_complex(_resize(x, dims, sizes[:-1] + (last // 2 + 1,)))
     z = _conj(y) if forward else y
     if out is not None:
-        shape = y.shape[:dims[-1]] + (last,) + y.shape[dims[-1] + 1:]
-        if _into(z, out, shape, y.real.dtype):
-            ops.fft_c2r_out(z, dims, mode, last, out=out)
+        if _into("fft_c2r_out", z, dims, mode, last, out):
             return _finish_into(fname, x, out)
     result = ad.c2r(z, dims, mode, last)
     return _finish(fname, x, result, out)
