@@ -18,6 +18,7 @@
 
 #include <ATen/core/LegacyTypeDispatch.h>  // at::AutoDispatchBelowADInplaceOrView (not included by the others in torch 2.11)
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/InferenceMode.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include <cstring>
@@ -113,13 +114,14 @@ c10::ScalarType out_dtype(char kind, c10::ScalarType t) {
 // Whether an out= form may write out itself: CPU tensors, out contiguous,
 // with no conj or neg bit, of the result's dtype and shape (the last of
 // dim resized to `last`, if >= 0), in memory of its own. Otherwise the
-// caller computes the result and copies it into out (resizing, casting).
+// caller computes the result and copies it into out (resizing, casting;
+// and refusing an inference tensor outside inference mode, as torch does).
 bool writes_out(char kind, const Tensor& x, const std::vector<int64_t>& dim, int64_t last,
                 const Tensor& out) {
   if (x.layout() != at::kStrided || out.layout() != at::kStrided || !x.is_cpu() ||
       !out.is_cpu() || dim.empty() || !out.is_contiguous() || out.is_conj() ||
       out.is_neg() || out.scalar_type() != out_dtype(kind, x.scalar_type()) ||
-      out.dim() != x.dim())
+      out.dim() != x.dim() || (out.is_inference() && !c10::InferenceMode::is_enabled()))
     return false;
   const int64_t d = dim.back();
   if (d < 0 || d >= x.dim()) return false;

@@ -235,6 +235,20 @@ def test_out_bumps_version_as_torch_does(name):
         assert out._version == v + 1
 
 
+def test_out_inference_tensor_as_torch_does():
+    """An inference tensor as out: written inside inference mode, refused
+    outside it with torch's own error (as torch.fft does)."""
+    x = rand((3, 16), torch.complex64, seed=4)
+    with torch.inference_mode():
+        out = torch.empty(3, 16, dtype=torch.complex64)
+    for fft in (torch.fft.fft, cf.fft):
+        with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside"):
+            fft(x, out=out)
+    with torch.inference_mode():
+        assert cf.fft(x, out=out) is out
+    assert torch.equal(out, cf.fft(x))
+
+
 @pytest.mark.parametrize("op, args, shape, dtype", [
     ("fft_c2c", ([1], 0, True), (4, 8), torch.complex32),
     ("fft_r2c", ([1], 0, True), (4, 5), torch.complex32),
