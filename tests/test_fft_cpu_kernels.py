@@ -246,6 +246,29 @@ def test_row_kernel_plans_only_where_row_kernels_run():
         assert (int(rfft_plans), int(fft_plans)) == (2 + rows, 2 + rows), isa
 
 
+# 1021: below 1024, the lane engine; 1031, 1033 (the shortest primes that
+# run alone), 4099, 10007: Bluestein; 6126: its split; 12289: Rader.
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("n", [1021, 1031, 1033, 4099, 6126, 10007, 12289])
+def test_single_bluestein_row_alone(n, dtype):
+    """A single row of a Bluestein, split or Rader length of 1024 or more
+    runs alone (its transforms of m as one-row jobs, not one lane of W):
+    forward and inverse, every norm, a strided row, against float64."""
+    g = torch.Generator().manual_seed(n)
+    cols = torch.randn(n, 3, dtype=torch.complex128, generator=g).to(dtype).t()
+    for x in (cols[:1].contiguous(), cols[1:2]):  # the second strided along n (stride 3)
+        xn = to_np(x)
+        for norm, forward in ((0, True), (1, False), (2, True), (2, False)):
+            got = to_np(ops.fft_c2c(x, [1], norm, forward))
+            ref = (sf.fft if forward else sf.ifft)(
+                xn, axis=1, norm=("backward", "ortho", "forward" if forward else "backward")[norm])
+            if dtype == torch.complex32:
+                assert rel_rms(got, ref) <= 1.15 * floor_of(ref)
+            else:
+                tol = 2e-6 if dtype == torch.complex64 else 1e-13
+                assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+
+
 @pytest.mark.parametrize("n", [1024, 4096, 6000, 8192])
 @pytest.mark.parametrize("dtype,tol", [(torch.complex64, 2e-6), (torch.complex128, 1e-13)])
 def test_few_rows_take_the_four_step_split(n, dtype, tol):

@@ -128,10 +128,11 @@ namespace {
 
 size_t storage_bytes(int t) { return t == CX_F16 ? 2 : t == CX_F32 ? 4 : 8; }
 
-// c2c rows of a four-step length, each read and written in place.
-template <class S>
-void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
-  parallel_dynamic(J.nrows, 1, [&](int64_t r0, int64_t r1) {
+// f(row) for each row of J as a StridedRow, in parallel over the rows or
+// one after another (then the jobs f runs share the threads among them).
+template <class F>
+void each_row(const cx_axis_job& J, bool parallel, F f) {
+  const auto rows = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       int64_t rest = r, io = 0, oo = 0;
       for (int d = J.nd - 1; d >= 0; --d) {
@@ -139,13 +140,23 @@ void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
         oo += (rest % J.sizes[d]) * J.out_strides[d];
         rest /= J.sizes[d];
       }
-      StridedRow row{(const char*)J.in + io * 2 * storage_bytes(J.in_type), J.in_type,
-                     J.in_stride, (char*)J.out + oo * 2 * storage_bytes(J.out_type),
-                     J.out_type, J.out_stride, J.conj_in != 0, J.scale};
-      four_step(P, row);
+      f(StridedRow{(const char*)J.in + io * 2 * storage_bytes(J.in_type), J.in_type,
+                   J.in_stride, (char*)J.out + oo * 2 * storage_bytes(J.out_type), J.out_type,
+                   J.out_stride, J.conj_in != 0, J.scale});
     }
-  });
+  };
+  if (parallel) parallel_dynamic(J.nrows, 1, rows);
+  else rows(0, J.nrows);
 }
+
+// c2c rows of a four-step length, each read and written in place.
+template <class S>
+void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
+  each_row(J, true, [&](const StridedRow& row) { four_step(P, row); });
+}
+
+// The shortest Bluestein length whose single row runs on its own (set_plan).
+const int64_t kSingleRowBluestein = 1024;
 
 template <class S>
 void set_plan(cx_axis_job& J, const std::function<void()>& also) {
@@ -209,6 +220,20 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
       four_step_rows(J, *P);
       return;
     }
+  }
+  if (!P->large && P->d.bluestein && plain && len >= kSingleRowBluestein && J.nrows == 1) {
+    // A single row of a Bluestein length (Rader's and the split's too): the
+    // lane engine would fill one of its W lanes, so the row runs alone, its
+    // two transforms of m as one-row jobs (the few-rows four-step split
+    // above, its steps shared among the threads). AVX2, microseconds a
+    // call, lane engine -> alone, 1 thread: 1021 41 -> 25, 2053 99 -> 49,
+    // 4099 210 -> 121, 10007 846 -> 244, 12289 (Rader) 525 -> 278, 16381
+    // 846 -> 349; 2 threads: 1021 69 -> 29, 4099 234 -> 121; 521 16 -> 19
+    // (so not below 1024). Two rows cost the lane engine what one does, and
+    // alone twice that: 4099 211 -> 231, 12289 426 -> 596; not taken.
+    if (also) also();
+    each_row(J, false, [&](const StridedRow& row) { bluestein_row(*P, row); });
+    return;
   }
   J.plan = P->large ? (const void*)P.get() : (const void*)&P->d;
   J.large_fft = P->large ? &large_fft<S> : nullptr;

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "../core/cx_half.h"
 #include "axis.h"
 #include "isa.h"
 
@@ -83,6 +84,69 @@ void four_step(const Plan<S>& P, const StridedRow& row) {
 }
 template void four_step<float>(const Plan<float>&, const StridedRow&);
 template void four_step<double>(const Plan<double>&, const StridedRow&);
+
+namespace {
+
+// Element i of a strided complex row of storage type t, in S, and back
+// (fp16 rounded to nearest even).
+template <class S>
+cx<S> load_at(const void* p, int t, int64_t i) {
+  if (t == CX_F16) {
+    const cx_half_t* h = (const cx_half_t*)p + 2 * i;
+    return cx_make<S>((S)cx_half_to_float(h[0]), (S)cx_half_to_float(h[1]));
+  }
+  if (t == CX_F32) return cx_make<S>((S)((const float*)p)[2 * i], (S)((const float*)p)[2 * i + 1]);
+  return cx_make<S>((S)((const double*)p)[2 * i], (S)((const double*)p)[2 * i + 1]);
+}
+template <class S>
+void store_at(void* p, int t, int64_t i, cx<S> z) {
+  if (t == CX_F16) {
+    cx_half_t* h = (cx_half_t*)p + 2 * i;
+    h[0] = cx_float_to_half((float)z.re);
+    h[1] = cx_float_to_half((float)z.im);
+  } else if (t == CX_F32) {
+    ((float*)p)[2 * i] = (float)z.re;
+    ((float*)p)[2 * i + 1] = (float)z.im;
+  } else {
+    ((double*)p)[2 * i] = (double)z.re;
+    ((double*)p)[2 * i + 1] = (double)z.im;
+  }
+}
+
+}  // namespace
+
+// x[k] * chirp[k], zero-padded to m; its DFT; times the filter,
+// conjugated; the DFT again; conjugated, times chirp[k] and the scale
+// (the lane engine's order of operations, bluestein() in lane_bluestein.h).
+// The transforms of m are one-row c2c jobs through run_rows, which gives
+// them the few-rows four-step split (every lane busy).
+template <class S>
+void bluestein_row(const Plan<S>& P, const StridedRow& row) {
+  const int64_t n = P.n, m = P.d.m;
+  Scratch s(sizeof(cx<S>) * m);
+  cx<S>* a = (cx<S>*)s.p;
+  for (int64_t k = 0; k < n; ++k) {
+    cx<S> x = load_at<S>(row.in, row.in_type, k * row.in_stride);
+    if (row.conj) x = cx_conj(x);
+    a[k] = cx_mul(x, P.chirp[k]);
+  }
+  for (int64_t k = n; k < m; ++k) a[k] = cx_make<S>(0, 0);
+  cx_axis_job J = c2c_job<S>(m, a, a);  // one row, in place
+  J.in_stride = J.out_stride = 1;
+  J.nrows = J.sizes[0] = 1;
+  J.in_strides[0] = J.out_strides[0] = m;
+  run_rows(J);
+  for (int64_t k = 0; k < m; ++k) a[k] = cx_conj(cx_mul(a[k], P.filter[k]));
+  run_rows(J);
+  const S sc = (S)row.scale;
+  for (int64_t k = 0; k < n; ++k) {
+    cx<S> y = cx_mul(cx_conj(a[k]), P.chirp[k]);
+    y = cx_make<S>(y.re * sc, y.im * sc);
+    store_at<S>(row.out, row.out_type, k * row.out_stride, row.conj ? cx_conj(y) : y);
+  }
+}
+template void bluestein_row<float>(const Plan<float>&, const StridedRow&);
+template void bluestein_row<double>(const Plan<double>&, const StridedRow&);
 
 namespace {
 

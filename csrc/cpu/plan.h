@@ -81,6 +81,11 @@ struct StridedRow {
 };
 template <class S>
 void four_step(const Plan<S>& P, const StridedRow& row);
+// One row of a Bluestein plan (P.d.bluestein: its chirp, filter and m),
+// its two transforms of m as one-row jobs: for few rows, where the lane
+// engine would fill one or two of its lanes.
+template <class S>
+void bluestein_row(const Plan<S>& P, const StridedRow& row);
 
 // In-place transform of one contiguous row with a large plan (the
 // large_fft hook of cx_axis_job).
