@@ -269,6 +269,31 @@ def test_single_bluestein_row_alone(n, dtype):
                 assert np.abs(got - ref).max() / np.abs(ref).max() < tol
 
 
+# 1021: below 1024, the lane engine; 1031, 4099, 16383 = 3 * 43 * 127:
+# Bluestein; 3063 = 3 * 1021: its split; 12289: Rader.
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("rows", [1, 2])
+@pytest.mark.parametrize("n", [1021, 1031, 3063, 4099, 12289, 16383])
+def test_few_odd_real_rows_as_one_complex_row(n, rows, dtype):
+    """One or two real rows of an odd Bluestein length run as one complex row
+    x0 + i x1 (Bluestein alone) and are split into their spectra: onesided
+    and two-sided, every norm, a strided input, against float64."""
+    g = torch.Generator().manual_seed(n + rows)
+    cols = torch.randn(n, 3, dtype=torch.float64, generator=g).to(dtype).t()
+    for x in (cols[:rows].contiguous(), cols[:rows]):  # the second strided along n
+        xn = x.to(torch.float64).numpy()
+        for norm, onesided in ((0, True), (1, False), (2, True)):
+            got = to_np(ops.fft_r2c(x, [1], norm, onesided))
+            ref = sf.fft(xn, axis=1, norm=("backward", "ortho", "forward")[norm])
+            ref = ref[:, :n // 2 + 1] if onesided else ref
+            assert got.shape == ref.shape
+            if dtype == torch.float16:
+                assert rel_rms(got, ref) <= 1.15 * floor_of(ref)
+            else:
+                tol = 2e-6 if dtype == torch.float32 else 1e-13
+                assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+
+
 @pytest.mark.parametrize("n", [1024, 4096, 6000, 8192])
 @pytest.mark.parametrize("dtype,tol", [(torch.complex64, 2e-6), (torch.complex128, 1e-13)])
 def test_few_rows_take_the_four_step_split(n, dtype, tol):

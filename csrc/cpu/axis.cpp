@@ -132,6 +132,8 @@ size_t storage_bytes(int t) { return t == CX_F16 ? 2 : t == CX_F32 ? 4 : 8; }
 // one after another (then the jobs f runs share the threads among them).
 template <class F>
 void each_row(const cx_axis_job& J, bool parallel, F f) {
+  // scalars an element: r2c reads reals, c2r writes them
+  const int cin = J.kind == CX_R2C ? 1 : 2, cout = J.kind == CX_C2R ? 1 : 2;
   const auto rows = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       int64_t rest = r, io = 0, oo = 0;
@@ -140,8 +142,8 @@ void each_row(const cx_axis_job& J, bool parallel, F f) {
         oo += (rest % J.sizes[d]) * J.out_strides[d];
         rest /= J.sizes[d];
       }
-      f(StridedRow{(const char*)J.in + io * 2 * storage_bytes(J.in_type), J.in_type,
-                   J.in_stride, (char*)J.out + oo * 2 * storage_bytes(J.out_type), J.out_type,
+      f(StridedRow{(const char*)J.in + io * cin * storage_bytes(J.in_type), J.in_type,
+                   J.in_stride, (char*)J.out + oo * cout * storage_bytes(J.out_type), J.out_type,
                    J.out_stride, J.conj_in != 0, J.scale});
     }
   };
@@ -155,7 +157,8 @@ void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
   each_row(J, true, [&](const StridedRow& row) { four_step(P, row); });
 }
 
-// The shortest Bluestein length whose single row runs on its own (set_plan).
+// The shortest Bluestein length whose single complex row (or one or two
+// real rows, as one complex row) runs on its own (set_plan).
 const int64_t kSingleRowBluestein = 1024;
 
 template <class S>
@@ -186,6 +189,25 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
       (!P->d.row || J.nrows >= 2) && J.n % 16 == 0 && J.n >= 256 && J.n <= kLaneMax) {
     Ppair = get_plan<S>(J.n);
     if (!Ppair->large && Ppair->d.row) J.plan_pair = &Ppair->d;
+  }
+  if (J.kind == CX_R2C && J.n % 2 == 1 && !P->large && P->d.bluestein &&
+      J.n >= kSingleRowBluestein && J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in &&
+      !J.conj_out && J.in_len <= J.n) {
+    // One or two real rows of an odd Bluestein length: the lane engine
+    // takes them two to a lane of W, 1/16 or 1/8 of its work used with
+    // AVX2. As one complex row (x0 + i x1) they run Bluestein alone (below)
+    // instead. 1 thread, microseconds a call, one row / two rows, lanes ->
+    // one complex row: 2053 109 / 105 -> 47 / 54, 4099 220 / 231 -> 102 /
+    // 105, 10007 634 / 604 -> 212 / 249, 12289 (Rader) 383 / 358 -> 253 /
+    // 291, 16383 849 / 898 -> 314 / 366. Smooth odd lengths measured no
+    // better this way (1155, 2187, 3125: one row 1.1-1.2 x slower, two the
+    // same) and stay on the lane engine.
+    if (also) also();
+    StridedRow rows[2];
+    int count = 0;
+    each_row(J, false, [&](const StridedRow& row) { rows[count++] = row; });
+    r2c_rows_as_c2c<S>(rows, count, J.n, J.in_len, J.out_len);
+    return;
   }
   // P, R and Ppair hold the plans while the job runs, even if the cache drops them.
   // (four_step_rows reads and writes rows in place, without the windows)

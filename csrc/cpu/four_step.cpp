@@ -148,6 +148,42 @@ void bluestein_row(const Plan<S>& P, const StridedRow& row) {
 template void bluestein_row<float>(const Plan<float>&, const StridedRow&);
 template void bluestein_row<double>(const Plan<double>&, const StridedRow&);
 
+// z = x0 + i x1, Z = DFT(z); X0[k] = (Z[k] + conj Z[n-k]) / 2 and
+// X1[k] = -i (Z[k] - conj Z[n-k]) / 2 (the lane engine's pairing of odd
+// real rows, lane_group.h), times the scale.
+template <class S>
+void r2c_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_len,
+                     int64_t out_len) {
+  Scratch s(sizeof(cx<S>) * n);
+  cx<S>* z = (cx<S>*)s.p;
+  const auto real_at = [](const StridedRow& r, int64_t k) -> S {
+    const int64_t i = k * r.in_stride;
+    if (r.in_type == CX_F16) return (S)cx_half_to_float(((const cx_half_t*)r.in)[i]);
+    if (r.in_type == CX_F32) return (S)((const float*)r.in)[i];
+    return (S)((const double*)r.in)[i];
+  };
+  for (int64_t k = 0; k < n; ++k)
+    z[k] = k < in_len ? cx_make<S>(real_at(rows[0], k), count > 1 ? real_at(rows[1], k) : (S)0)
+                      : cx_make<S>(0, 0);
+  cx_axis_job J = c2c_job<S>(n, z, z);  // one row, in place
+  J.in_stride = J.out_stride = 1;
+  J.nrows = J.sizes[0] = 1;
+  J.in_strides[0] = J.out_strides[0] = n;
+  run_rows(J);
+  const S half = (S)(0.5 * rows[0].scale);
+  for (int64_t k = 0; k < out_len; ++k) {
+    const cx<S> x = z[k], y = cx_conj(z[k == 0 ? 0 : n - k]);
+    const cx<S> a = x + y, d = x - y;
+    store_at<S>(rows[0].out, rows[0].out_type, k * rows[0].out_stride,
+                cx_make<S>(a.re * half, a.im * half));
+    if (count > 1)  // -i d / 2
+      store_at<S>(rows[1].out, rows[1].out_type, k * rows[1].out_stride,
+                  cx_make<S>(d.im * half, -d.re * half));
+  }
+}
+template void r2c_rows_as_c2c<float>(const StridedRow*, int, int64_t, int64_t, int64_t);
+template void r2c_rows_as_c2c<double>(const StridedRow*, int, int64_t, int64_t, int64_t);
+
 namespace {
 
 template <class S>

@@ -86,6 +86,13 @@ void four_step(const Plan<S>& P, const StridedRow& row);
 // engine would fill one or two of its lanes.
 template <class S>
 void bluestein_row(const Plan<S>& P, const StridedRow& row);
+// One or two real rows of odd length n (rows[0..count)) as one complex row
+// z = x0 + i x1, transformed by a one-row c2c job of n and split into the
+// rows' out_len bins: for few rows, which the lane engine takes two to a
+// lane of W. The reals past in_len are zeros; no conjugation.
+template <class S>
+void r2c_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_len,
+                     int64_t out_len);
 
 // In-place transform of one contiguous row with a large plan (the
 // large_fft hook of cx_axis_job).
