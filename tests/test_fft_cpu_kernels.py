@@ -294,6 +294,31 @@ def test_few_odd_real_rows_as_one_complex_row(n, rows, dtype):
                 assert np.abs(got - ref).max() / np.abs(ref).max() < tol
 
 
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize("rows", [1, 2])
+@pytest.mark.parametrize("n", [1021, 1031, 3063, 4099, 12289, 16383])
+def test_few_odd_c2r_rows_as_one_complex_row(n, rows, dtype):
+    """The inverse: one or two half spectra of an odd Bluestein length as one
+    complex row of their Hermitian spectra (Im of bin 0 dropped, as torch
+    does), every norm, a strided input, against float64."""
+    g = torch.Generator().manual_seed(n + rows)
+    h = n // 2 + 1
+    cols = torch.randn(h, 3, dtype=torch.complex128, generator=g).to(dtype).t()
+    for x in (cols[:rows].contiguous(), cols[:rows]):  # the second strided along the bins
+        xn = to_np(x)
+        for norm in (0, 1, 2):
+            got = ops.fft_c2r(x, [1], norm, n)
+            ref = sf.irfft(xn, n=n, axis=1, norm=("forward", "ortho", "backward")[norm])
+            got = got.to(torch.float64).numpy()
+            if dtype == torch.complex32:
+                r16 = torch.from_numpy(ref).half().double().numpy()
+                floor = np.sqrt(np.mean((r16 - ref) ** 2) / np.mean(ref ** 2))
+                assert np.sqrt(np.mean((got - ref) ** 2) / np.mean(ref ** 2)) <= 1.15 * floor
+            else:
+                tol = 2e-6 if dtype == torch.complex64 else 1e-13
+                assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+
+
 @pytest.mark.parametrize("n", [1024, 4096, 6000, 8192])
 @pytest.mark.parametrize("dtype,tol", [(torch.complex64, 2e-6), (torch.complex128, 1e-13)])
 def test_few_rows_take_the_four_step_split(n, dtype, tol):

@@ -184,6 +184,43 @@ void r2c_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_le
 template void r2c_rows_as_c2c<float>(const StridedRow*, int, int64_t, int64_t, int64_t);
 template void r2c_rows_as_c2c<double>(const StridedRow*, int, int64_t, int64_t, int64_t);
 
+template <class S>
+void c2r_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_len) {
+  Scratch s(sizeof(cx<S>) * n);
+  cx<S>* z = (cx<S>*)s.p;
+  const int64_t h = n / 2;
+  const auto bin = [&](int j, int64_t k) {  // bin k <= h of row j
+    if (j >= count || k >= in_len) return cx_make<S>(0, 0);
+    const cx<S> x = load_at<S>(rows[j].in, rows[j].in_type, k * rows[j].in_stride);
+    return k == 0 ? cx_make<S>(x.re, 0) : x;
+  };
+  for (int64_t k = 0; k <= h; ++k) {
+    const cx<S> f0 = bin(0, k), f1 = bin(1, k);
+    z[k] = cx_make<S>(f0.re - f1.im, f0.im + f1.re);  // F0 + i F1
+    if (k > 0)  // F_j[n-k] = conj F_j[k]
+      z[n - k] = cx_make<S>(f0.re + f1.im, f1.re - f0.im);
+  }
+  cx_axis_job J = c2c_job<S>(n, z, z);  // one row, in place, inverse
+  J.in_stride = J.out_stride = 1;
+  J.nrows = J.sizes[0] = 1;
+  J.in_strides[0] = J.out_strides[0] = n;
+  J.conj_in = J.conj_out = 1;
+  run_rows(J);
+  const S sc = (S)rows[0].scale;
+  for (int j = 0; j < count; ++j) {
+    const StridedRow& r = rows[j];
+    for (int64_t k = 0; k < n; ++k) {
+      const S v = (j == 0 ? z[k].re : z[k].im) * sc;
+      const int64_t i = k * r.out_stride;
+      if (r.out_type == CX_F16) ((cx_half_t*)r.out)[i] = cx_float_to_half((float)v);
+      else if (r.out_type == CX_F32) ((float*)r.out)[i] = (float)v;
+      else ((double*)r.out)[i] = (double)v;
+    }
+  }
+}
+template void c2r_rows_as_c2c<float>(const StridedRow*, int, int64_t, int64_t);
+template void c2r_rows_as_c2c<double>(const StridedRow*, int, int64_t, int64_t);
+
 namespace {
 
 template <class S>

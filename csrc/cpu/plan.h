@@ -93,6 +93,12 @@ void bluestein_row(const Plan<S>& P, const StridedRow& row);
 template <class S>
 void r2c_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_len,
                      int64_t out_len);
+// Its inverse: one or two half spectra of odd length n (in_len bins each,
+// zeros after) as one complex row F0 + i F1 of their Hermitian spectra,
+// inverse-transformed by a one-row c2c job; the rows' n reals are its real
+// and imaginary parts. Im of bin 0 is dropped, as a real signal has none.
+template <class S>
+void c2r_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_len);
 
 // In-place transform of one contiguous row with a large plan (the
 // large_fft hook of cx_axis_job).
