@@ -262,10 +262,11 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
     // lane engine would fill one of its W lanes, so the row runs alone, its
     // two transforms of m as one-row jobs (the few-rows four-step split
     // above, its steps shared among the threads). AVX2, microseconds a
-    // call, lane engine -> alone, 1 thread: 1021 41 -> 25, 2053 99 -> 49,
-    // 4099 210 -> 121, 10007 846 -> 244, 12289 (Rader) 525 -> 278, 16381
-    // 846 -> 349; 2 threads: 1021 69 -> 29, 4099 234 -> 121; 521 16 -> 19
-    // (so not below 1024). Two rows cost the lane engine what one does, and
+    // call, lane engine -> alone, 1 thread: 2053 99 -> 49, 4099 210 ->
+    // 121, 10007 846 -> 244, 12289 (Rader) 525 -> 278, 16381 846 -> 349; 2
+    // threads: 4099 234 -> 121. Below 1024: 1021 41 -> 25 (2 threads 69 ->
+    // 29) but 521 16 -> 19; the bound between them is not measured, so the
+    // path starts at 1024. Two rows cost the lane engine what one does, and
     // alone twice that: 4099 211 -> 231, 12289 426 -> 596; not taken.
     if (also) also();
     each_row(J, false, [&](const StridedRow& row) { bluestein_row(*P, row); });
