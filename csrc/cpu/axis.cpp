@@ -190,37 +190,27 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
     Ppair = get_plan<S>(J.n);
     if (!Ppair->large && Ppair->d.row) J.plan_pair = &Ppair->d;
   }
-  if (J.kind == CX_R2C && J.n % 2 == 1 && !P->large && P->d.bluestein &&
-      J.n >= kSingleRowBluestein && J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in &&
-      !J.conj_out && J.in_len <= J.n) {
+  if (real && J.n % 2 == 1 && !P->large && P->d.bluestein && J.n >= kSingleRowBluestein &&
+      J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in && !J.conj_out &&
+      (J.kind == CX_R2C ? J.in_len <= J.n : J.out_len == J.n)) {
     // One or two real rows of an odd Bluestein length: the lane engine
-    // takes them two to a lane of W, 1/16 or 1/8 of its work used with
-    // AVX2. As one complex row (x0 + i x1) they run Bluestein alone (below)
-    // instead. 1 thread, microseconds a call, one row / two rows, lanes ->
-    // one complex row: 2053 109 / 105 -> 47 / 54, 4099 220 / 231 -> 102 /
-    // 105, 10007 634 / 604 -> 212 / 249, 12289 (Rader) 383 / 358 -> 253 /
-    // 291, 16383 849 / 898 -> 314 / 366. Smooth odd lengths measured no
-    // better this way (1155, 2187, 3125: one row 1.1-1.2 x slower, two the
+    // takes them two to a lane of W (r2c) or one to a lane (c2r), 1/16 or
+    // 1/8 of its work used with AVX2. As one complex row (x0 + i x1, or
+    // F0 + i F1 of their Hermitian spectra) they run Bluestein alone
+    // (below) instead. 1 thread, microseconds a call, one row / two rows,
+    // lanes -> one complex row: rfft 2053 109 / 105 -> 47 / 54, 4099 220 /
+    // 231 -> 102 / 105, 10007 634 / 604 -> 212 / 249, 12289 (Rader) 383 /
+    // 358 -> 253 / 291, 16383 849 / 898 -> 314 / 366; irfft 2053 119 / 115
+    // -> 50 / 56, 4099 221 / 231 -> 95 / 105, 10007 572 / 549 -> 223 / 253,
+    // 12289 382 / 361 -> 249 / 297. Smooth odd lengths measured no better
+    // this way (rfft 1155, 2187, 3125: one row 1.1-1.2 x slower, two the
     // same) and stay on the lane engine.
     if (also) also();
     StridedRow rows[2];
     int count = 0;
     each_row(J, false, [&](const StridedRow& row) { rows[count++] = row; });
-    r2c_rows_as_c2c<S>(rows, count, J.n, J.in_len, J.out_len);
-    return;
-  }
-  if (J.kind == CX_C2R && J.n % 2 == 1 && !P->large && P->d.bluestein &&
-      J.n >= kSingleRowBluestein && J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in &&
-      !J.conj_out && J.out_len == J.n) {
-    // The same for c2r (the lane engine takes its odd rows one to a lane):
-    // irfft of one row / two rows, 1 thread, microseconds a call, 2053 119
-    // / 115 -> 50 / 56, 4099 221 / 231 -> 95 / 105, 10007 572 / 549 -> 223
-    // / 253, 12289 (Rader) 382 / 361 -> 249 / 297.
-    if (also) also();
-    StridedRow rows[2];
-    int count = 0;
-    each_row(J, false, [&](const StridedRow& row) { rows[count++] = row; });
-    c2r_rows_as_c2c<S>(rows, count, J.n, J.in_len);
+    if (J.kind == CX_R2C) r2c_rows_as_c2c<S>(rows, count, J.n, J.in_len, J.out_len);
+    else c2r_rows_as_c2c<S>(rows, count, J.n, J.in_len);
     return;
   }
   // P, R and Ppair hold the plans while the job runs, even if the cache drops them.

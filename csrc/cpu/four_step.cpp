@@ -112,6 +112,32 @@ void store_at(void* p, int t, int64_t i, cx<S> z) {
     ((double*)p)[2 * i + 1] = (double)z.im;
   }
 }
+// The same for a real row.
+template <class S>
+S load_real_at(const void* p, int t, int64_t i) {
+  if (t == CX_F16) return (S)cx_half_to_float(((const cx_half_t*)p)[i]);
+  if (t == CX_F32) return (S)((const float*)p)[i];
+  return (S)((const double*)p)[i];
+}
+template <class S>
+void store_real_at(void* p, int t, int64_t i, S v) {
+  if (t == CX_F16) ((cx_half_t*)p)[i] = cx_float_to_half((float)v);
+  else if (t == CX_F32) ((float*)p)[i] = (float)v;
+  else ((double*)p)[i] = (double)v;
+}
+
+// A c2c transform of the contiguous row buf[0..n), in place, as a one-row
+// job through run_rows (which picks its kernel: the few-rows four-step
+// split for the lengths the callers below pass); inverse by conjugation.
+template <class S>
+void one_row_c2c(cx<S>* buf, int64_t n, bool inverse = false) {
+  cx_axis_job J = c2c_job<S>(n, buf, buf);
+  J.in_stride = J.out_stride = 1;
+  J.nrows = J.sizes[0] = 1;
+  J.in_strides[0] = J.out_strides[0] = n;
+  J.conj_in = J.conj_out = inverse ? 1 : 0;
+  run_rows(J);
+}
 
 }  // namespace
 
@@ -131,13 +157,9 @@ void bluestein_row(const Plan<S>& P, const StridedRow& row) {
     a[k] = cx_mul(x, P.chirp[k]);
   }
   for (int64_t k = n; k < m; ++k) a[k] = cx_make<S>(0, 0);
-  cx_axis_job J = c2c_job<S>(m, a, a);  // one row, in place
-  J.in_stride = J.out_stride = 1;
-  J.nrows = J.sizes[0] = 1;
-  J.in_strides[0] = J.out_strides[0] = m;
-  run_rows(J);
+  one_row_c2c(a, m);
   for (int64_t k = 0; k < m; ++k) a[k] = cx_conj(cx_mul(a[k], P.filter[k]));
-  run_rows(J);
+  one_row_c2c(a, m);
   const S sc = (S)row.scale;
   for (int64_t k = 0; k < n; ++k) {
     cx<S> y = cx_mul(cx_conj(a[k]), P.chirp[k]);
@@ -156,20 +178,13 @@ void r2c_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_le
                      int64_t out_len) {
   Scratch s(sizeof(cx<S>) * n);
   cx<S>* z = (cx<S>*)s.p;
-  const auto real_at = [](const StridedRow& r, int64_t k) -> S {
-    const int64_t i = k * r.in_stride;
-    if (r.in_type == CX_F16) return (S)cx_half_to_float(((const cx_half_t*)r.in)[i]);
-    if (r.in_type == CX_F32) return (S)((const float*)r.in)[i];
-    return (S)((const double*)r.in)[i];
+  const auto real_at = [&](int j, int64_t k) {
+    return j < count && k < in_len ? load_real_at<S>(rows[j].in, rows[j].in_type,
+                                                     k * rows[j].in_stride)
+                                   : (S)0;
   };
-  for (int64_t k = 0; k < n; ++k)
-    z[k] = k < in_len ? cx_make<S>(real_at(rows[0], k), count > 1 ? real_at(rows[1], k) : (S)0)
-                      : cx_make<S>(0, 0);
-  cx_axis_job J = c2c_job<S>(n, z, z);  // one row, in place
-  J.in_stride = J.out_stride = 1;
-  J.nrows = J.sizes[0] = 1;
-  J.in_strides[0] = J.out_strides[0] = n;
-  run_rows(J);
+  for (int64_t k = 0; k < n; ++k) z[k] = cx_make<S>(real_at(0, k), real_at(1, k));
+  one_row_c2c(z, n);
   const S half = (S)(0.5 * rows[0].scale);
   for (int64_t k = 0; k < out_len; ++k) {
     const cx<S> x = z[k], y = cx_conj(z[k == 0 ? 0 : n - k]);
@@ -200,23 +215,12 @@ void c2r_rows_as_c2c(const StridedRow* rows, int count, int64_t n, int64_t in_le
     if (k > 0)  // F_j[n-k] = conj F_j[k]
       z[n - k] = cx_make<S>(f0.re + f1.im, f1.re - f0.im);
   }
-  cx_axis_job J = c2c_job<S>(n, z, z);  // one row, in place, inverse
-  J.in_stride = J.out_stride = 1;
-  J.nrows = J.sizes[0] = 1;
-  J.in_strides[0] = J.out_strides[0] = n;
-  J.conj_in = J.conj_out = 1;
-  run_rows(J);
+  one_row_c2c(z, n, /*inverse=*/true);
   const S sc = (S)rows[0].scale;
-  for (int j = 0; j < count; ++j) {
-    const StridedRow& r = rows[j];
-    for (int64_t k = 0; k < n; ++k) {
-      const S v = (j == 0 ? z[k].re : z[k].im) * sc;
-      const int64_t i = k * r.out_stride;
-      if (r.out_type == CX_F16) ((cx_half_t*)r.out)[i] = cx_float_to_half((float)v);
-      else if (r.out_type == CX_F32) ((float*)r.out)[i] = (float)v;
-      else ((double*)r.out)[i] = (double)v;
-    }
-  }
+  for (int j = 0; j < count; ++j)
+    for (int64_t k = 0; k < n; ++k)
+      store_real_at<S>(rows[j].out, rows[j].out_type, k * rows[j].out_stride,
+                       (j == 0 ? z[k].re : z[k].im) * sc);
 }
 template void c2r_rows_as_c2c<float>(const StridedRow*, int, int64_t, int64_t);
 template void c2r_rows_as_c2c<double>(const StridedRow*, int, int64_t, int64_t);
