@@ -246,6 +246,17 @@ def test_row_kernel_plans_only_where_row_kernels_run():
         assert (int(rfft_plans), int(fft_plans)) == (2 + rows, 2 + rows), isa
 
 
+def assert_near(got, ref, dtype):
+    """got against the float64 ref: within 1.15 x the complex32 floor for a
+    float16 / complex32 transform, else to fp32 or fp64 accuracy (max error
+    over max value)."""
+    if dtype in (torch.float16, torch.complex32):
+        assert rel_rms(got, ref) <= 1.15 * floor_of(ref)
+    else:
+        tol = 2e-6 if dtype in (torch.float32, torch.complex64) else 1e-13
+        assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+
+
 # 1021: below 1024, the lane engine; 1031, 1033 (the shortest primes that
 # run alone), 4099, 10007: Bluestein; 6126: its split; 12289: Rader.
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
@@ -262,11 +273,7 @@ def test_single_bluestein_row_alone(n, dtype):
             got = to_np(ops.fft_c2c(x, [1], norm, forward))
             ref = (sf.fft if forward else sf.ifft)(
                 xn, axis=1, norm=("backward", "ortho", "forward" if forward else "backward")[norm])
-            if dtype == torch.complex32:
-                assert rel_rms(got, ref) <= 1.15 * floor_of(ref)
-            else:
-                tol = 2e-6 if dtype == torch.complex64 else 1e-13
-                assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+            assert_near(got, ref, dtype)
 
 
 # 1021: below 1024, the lane engine; 1031, 4099, 16383 = 3 * 43 * 127:
@@ -287,11 +294,7 @@ def test_few_odd_real_rows_as_one_complex_row(n, rows, dtype):
             ref = sf.fft(xn, axis=1, norm=("backward", "ortho", "forward")[norm])
             ref = ref[:, :n // 2 + 1] if onesided else ref
             assert got.shape == ref.shape
-            if dtype == torch.float16:
-                assert rel_rms(got, ref) <= 1.15 * floor_of(ref)
-            else:
-                tol = 2e-6 if dtype == torch.float32 else 1e-13
-                assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+            assert_near(got, ref, dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
@@ -309,14 +312,7 @@ def test_few_odd_c2r_rows_as_one_complex_row(n, rows, dtype):
         for norm in (0, 1, 2):
             got = ops.fft_c2r(x, [1], norm, n)
             ref = sf.irfft(xn, n=n, axis=1, norm=("forward", "ortho", "backward")[norm])
-            got = got.to(torch.float64).numpy()
-            if dtype == torch.complex32:
-                r16 = torch.from_numpy(ref).half().double().numpy()
-                floor = np.sqrt(np.mean((r16 - ref) ** 2) / np.mean(ref ** 2))
-                assert np.sqrt(np.mean((got - ref) ** 2) / np.mean(ref ** 2)) <= 1.15 * floor
-            else:
-                tol = 2e-6 if dtype == torch.complex64 else 1e-13
-                assert np.abs(got - ref).max() / np.abs(ref).max() < tol
+            assert_near(got.to(torch.float64).numpy(), ref, dtype)
 
 
 @pytest.mark.parametrize("n", [1024, 4096, 6000, 8192])
