@@ -193,7 +193,13 @@ static void rowm_run(const cx_axis_job* J, const cx_plan_desc<float>* p, cx_i64 
       }
       return z;
     };
+    // A longer row's blocks each fetch the next row's input a block's share
+    // at a time into L2 (not L1, where this row's scratch lives), so that
+    // its reads into A (above) find it there: 1 thread, medians of eight
+    // alternating rounds, c2c 4096 and 16384 0.97 x the time.
+    const bool pf2 = !near && r + 1 < r1;
     rowm_dft(p, A, B, get, [&](cx_i64 c0, int cnt, const cx<rv>* v) {
+      if (pf2) prefetch_lines<0, 2>(xn + 32 * sizeof(Ti) * c0, 32 * sizeof(Ti) * cnt);
       if (pf)
         for (int d = 0; d < 16; ++d)
           prefetch_lines<1>(yn + 2 * sizeof(To) * (c0 + m * d), 32 * sizeof(To));
