@@ -257,13 +257,15 @@ def assert_near(got, ref, dtype):
         assert np.abs(got - ref).max() / np.abs(ref).max() < tol
 
 
-# 1021: below 1024, the lane engine; 1031, 1033 (the shortest primes that
-# run alone), 4099, 10007: Bluestein; 6126: its split; 12289: Rader.
+# Alone: 523, 1021, 1031, 4099, 10007 (Bluestein, from 512), 6126 = 6 *
+# 1021 (its split), 12289 (Rader, from 1024). On the lane engine: 509
+# (below 512), 1009 (Rader below 1024), 2020 = 20 * 101 (a split with
+# Rader).
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
-@pytest.mark.parametrize("n", [1021, 1031, 1033, 4099, 6126, 10007, 12289])
+@pytest.mark.parametrize("n", [509, 523, 1009, 1021, 1031, 2020, 4099, 6126, 10007, 12289])
 def test_single_bluestein_row_alone(n, dtype):
-    """A single row of a Bluestein, split or Rader length of 1024 or more
-    runs alone (its transforms of m as one-row jobs, not one lane of W):
+    """A single row of a Bluestein length runs alone (its transforms of m
+    as one-row jobs, not one lane of W) where that measured faster:
     forward and inverse, every norm, a strided row, against float64."""
     g = torch.Generator().manual_seed(n)
     cols = torch.randn(n, 3, dtype=torch.complex128, generator=g).to(dtype).t()
@@ -276,11 +278,13 @@ def test_single_bluestein_row_alone(n, dtype):
             assert_near(got, ref, dtype)
 
 
-# 1021: below 1024, the lane engine; 1031, 4099, 16383 = 3 * 43 * 127:
-# Bluestein; 3063 = 3 * 1021: its split; 12289: Rader.
+# As one complex row: 523, 1021, 1031, 4099, 16383 = 3 * 43 * 127
+# (Bluestein), 3063 = 3 * 1021 (its split), 12289 (Rader). On the lane
+# engine: 509 (below 512), 1009 (Rader below 1024), 1205 = 5 * 241 (a
+# split with Rader).
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("rows", [1, 2])
-@pytest.mark.parametrize("n", [1021, 1031, 3063, 4099, 12289, 16383])
+@pytest.mark.parametrize("n", [509, 523, 1009, 1021, 1031, 1205, 3063, 4099, 12289, 16383])
 def test_few_odd_real_rows_as_one_complex_row(n, rows, dtype):
     """One or two real rows of an odd Bluestein length run as one complex row
     x0 + i x1 (Bluestein alone) and are split into their spectra: onesided
@@ -299,7 +303,7 @@ def test_few_odd_real_rows_as_one_complex_row(n, rows, dtype):
 
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
 @pytest.mark.parametrize("rows", [1, 2])
-@pytest.mark.parametrize("n", [1021, 1031, 3063, 4099, 12289, 16383])
+@pytest.mark.parametrize("n", [509, 523, 1009, 1021, 1031, 1205, 3063, 4099, 12289, 16383])
 def test_few_odd_c2r_rows_as_one_complex_row(n, rows, dtype):
     """The inverse: one or two half spectra of an odd Bluestein length as one
     complex row of their Hermitian spectra (Im of bin 0 dropped, as torch

@@ -158,8 +158,39 @@ void four_step_rows(const cx_axis_job& J, const Plan<S>& P) {
 }
 
 // The shortest Bluestein length whose single complex row (or one or two
-// real rows, as one complex row) runs on its own (set_plan).
-const int64_t kSingleRowBluestein = 1024;
+// real rows, as one complex row) runs on its own (set_plan), and the same
+// for a prime the lane engine would run by Rader's algorithm.
+const int64_t kSingleRowBluestein = 512;
+const int64_t kSingleRowRader = 1024;
+
+// Whether the lane engine runs a Bluestein length by Rader's algorithm:
+// its own cut (bluestein = 4), or that of the prime q of its split (n = c
+// * q, bluestein = 2).
+template <class S>
+int lane_rader(const cx_plan_desc<S>& d) {
+  const cx_plan_desc<S>* L = d.lane;
+  if (!L) return 0;
+  if (L->bluestein == 4) return 1;
+  return L->bluestein == 2 && L->inner && L->inner->lane && L->inner->lane->bluestein == 4 ? 2 : 0;
+}
+
+// The shortest Bluestein length whose single row runs on its own (as one
+// complex row, bluestein_row): 512 where the lane engine would run plain
+// Bluestein, 1024 where it would run Rader's algorithm, and none where it
+// would run Rader's inside a split. 1 thread, microseconds a call, lane
+// engine -> alone: c2c 523 21 -> 16.5, 613 26 -> 18.5, 818 = 2 * 409 34
+// -> 22, 1021 40 -> 23.5; Rader 521 15 -> 15, 1153 27 -> 28, 2017 47 ->
+// 47, 4801 124 -> 108, 12289 525 -> 278; Rader split (the lane engine's
+// time for two rows, which bounds one row's from above) 723 = 3 * 241 16
+// -> 21, 1010 19 -> 26, 2020 35 -> 47, 6060 121 -> 136, 10100 207 -> 218,
+// 12120 250 -> 270. One real row: rfft 523 21 -> 16, 613 25 -> 18, 1021
+// 39 -> 24; Rader split, alone -> lane engine, 1205 = 5 * 241 29 -> 26,
+// 3615 81 -> 75; irfft the same.
+template <class S>
+int64_t single_row_bluestein_from(const cx_plan_desc<S>& d) {
+  const int r = lane_rader(d);
+  return r == 0 ? kSingleRowBluestein : r == 1 ? kSingleRowRader : INT64_MAX;
+}
 
 template <class S>
 void set_plan(cx_axis_job& J, const std::function<void()>& also) {
@@ -190,8 +221,8 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
     Ppair = get_plan<S>(J.n);
     if (!Ppair->large && Ppair->d.row) J.plan_pair = &Ppair->d;
   }
-  if (real && J.n % 2 == 1 && !P->large && P->d.bluestein && J.n >= kSingleRowBluestein &&
-      J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in && !J.conj_out &&
+  if (real && J.n % 2 == 1 && !P->large && P->d.bluestein &&
+      J.n >= single_row_bluestein_from(P->d) && J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in && !J.conj_out &&
       (J.kind == CX_R2C ? J.in_len <= J.n : J.out_len == J.n)) {
     // One or two real rows of an odd Bluestein length: the lane engine
     // takes them two to a lane of W (r2c) or one to a lane (c2r), 1/16 or
@@ -247,16 +278,16 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
       return;
     }
   }
-  if (!P->large && P->d.bluestein && plain && len >= kSingleRowBluestein && J.nrows == 1) {
-    // A single row of a Bluestein length (Rader's and the split's too): the
-    // lane engine would fill one of its W lanes, so the row runs alone, its
-    // two transforms of m as one-row jobs (the few-rows four-step split
-    // above, its steps shared among the threads). AVX2, microseconds a
-    // call, lane engine -> alone, 1 thread: 2053 99 -> 49, 4099 210 ->
-    // 121, 10007 846 -> 244, 12289 (Rader) 525 -> 278, 16381 846 -> 349; 2
-    // threads: 4099 234 -> 121. Below 1024: 1021 41 -> 25 (2 threads 69 ->
-    // 29) but 521 16 -> 19; the bound between them is not measured, so the
-    // path starts at 1024. Two rows cost the lane engine what one does, and
+  if (!P->large && P->d.bluestein && plain && len >= single_row_bluestein_from(P->d) &&
+      J.nrows == 1) {
+    // A single row of a Bluestein length (Rader's too, and the split's
+    // without Rader, from single_row_bluestein_from): the lane engine would
+    // fill one of its W lanes, so the row runs alone, its two transforms of
+    // m as one-row jobs (the few-rows four-step split above, its steps
+    // shared among the threads). AVX2, microseconds a call, lane engine ->
+    // alone, 1 thread: 2053 99 -> 49, 4099 210 -> 121, 10007 846 -> 244,
+    // 12289 (Rader) 525 -> 278, 16381 846 -> 349; 2 threads: 4099 234 ->
+    // 121, 1021 69 -> 29. Two rows cost the lane engine what one does, and
     // alone twice that: 4099 211 -> 231, 12289 426 -> 596; not taken.
     if (also) also();
     each_row(J, false, [&](const StridedRow& row) { bluestein_row(*P, row); });
