@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "../args/fft_args.h"
@@ -49,43 +50,125 @@ struct CpuAxes {
   }
 };
 
+// A transform over several dims keeps its values between axes in a buffer
+// of the compute type the size of the output (driver/fft_axes.h; complex32
+// transforms and every c2r have one). Over a batch (dim 0 not transformed)
+// whose buffer would pass kChunkBytes, the CPU runs dim 0 a chunk at a
+// time instead: one chunk's buffer, reused (the output cache hands the
+// same block back), is still in cache when the next axis reads it, where
+// the whole batch's went out to memory and came back.
+constexpr int64_t kChunkBytes = int64_t(2) << 20;
+
+// Rows of dim 0 a chunk takes, or 0 where the call runs whole. buffer: the
+// shape the buffer would have (the output's for c2c and r2c, the input's
+// for c2r); dims wrapped.
+int64_t chunk_rows(at::IntArrayRef buffer, const std::vector<int64_t>& dims, at::ScalarType t) {
+  if (dims.size() < 2 || buffer.size() < 3 || buffer[0] < 2) return 0;
+  for (int64_t d : dims)
+    if (d == 0) return 0;
+  int64_t row = (int64_t)c10::elementSize(fft_compute_complex(t));
+  for (size_t d = 1; d < buffer.size(); ++d) row *= buffer[d];
+  if (row == 0 || row * buffer[0] <= kChunkBytes) return 0;
+  return std::max<int64_t>(1, kChunkBytes / row);
+}
+
+// run(self rows, out rows) for each chunk of `rows` rows of dim 0.
+template <class Run>
+void by_chunks(const at::Tensor& self, const at::Tensor& out, int64_t rows, Run run) {
+  for (int64_t i = 0; i < self.size(0); i += rows) {
+    const int64_t c = std::min(rows, self.size(0) - i);
+    at::Tensor o = out.narrow(0, i, c);
+    run(self.narrow(0, i, c), o);
+  }
+}
+
+// The out= forms: the last axis writes `out` itself (no copy). given:
+// out's overload (checked), else null (a new output).
+at::Tensor c2c_into(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                    bool forward, const at::Tensor* given) {
+  CpuAxes ax;
+  // complex64 and complex128 work in place in the output: no buffer
+  if (dim.size() >= 2 && self.dim() >= 3 && self.scalar_type() == at::kComplexHalf) {
+    const FftArgs a = check_c2c(self, dim, normalization);
+    if (const int64_t rows = chunk_rows(a.shape, a.dims, self.scalar_type())) {
+      at::Tensor out =
+          given ? check_fft_out("fft_c2c_out", *given, self, a.shape, self.scalar_type())
+                : ax.empty(a.shape, self.options());
+      by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) {
+        driver::fft_c2c(ax, s, dim, normalization, forward, &o);
+      });
+      return out;
+    }
+  }
+  return driver::fft_c2c(ax, self, dim, normalization, forward, given);
+}
+
+at::Tensor r2c_into(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                    bool onesided, const at::Tensor* given) {
+  CpuAxes ax;
+  if (dim.size() >= 2 && self.dim() >= 3 && self.scalar_type() == at::kHalf) {
+    const FftArgs a = check_r2c(self, dim, normalization, onesided);
+    const auto ctype = c10::toComplexType(self.scalar_type());
+    if (const int64_t rows = chunk_rows(a.shape, a.dims, ctype)) {
+      at::Tensor out = given ? check_fft_out("fft_r2c_out", *given, self, a.shape, ctype)
+                             : ax.empty(a.shape, self.options().dtype(ctype));
+      by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) {
+        driver::fft_r2c(ax, s, dim, normalization, onesided, &o);
+      });
+      return out;
+    }
+  }
+  return driver::fft_r2c(ax, self, dim, normalization, onesided, given);
+}
+
+at::Tensor c2r_into(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
+                    int64_t last_dim_size, const at::Tensor* given) {
+  CpuAxes ax;
+  if (dim.size() >= 2 && self.dim() >= 3) {
+    const FftArgs a = check_c2r(self, dim, normalization, last_dim_size);
+    if (const int64_t rows = chunk_rows(self.sizes(), a.dims, self.scalar_type())) {
+      const auto rtype = c10::toRealValueType(self.scalar_type());
+      at::Tensor out = given ? check_fft_out("fft_c2r_out", *given, self, a.shape, rtype)
+                             : ax.empty(a.shape, self.options().dtype(rtype));
+      by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) {
+        driver::fft_c2r(ax, s, dim, normalization, last_dim_size, &o);
+      });
+      return out;
+    }
+  }
+  return driver::fft_c2r(ax, self, dim, normalization, last_dim_size, given);
+}
+
 at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    bool forward) {
-  CpuAxes ax;
-  return driver::fft_c2c(ax, self, dim, normalization, forward);
+  return c2c_into(self, dim, normalization, forward, nullptr);
 }
 
 at::Tensor fft_r2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    bool onesided) {
-  CpuAxes ax;
-  return driver::fft_r2c(ax, self, dim, normalization, onesided);
+  return r2c_into(self, dim, normalization, onesided, nullptr);
 }
 
 at::Tensor fft_c2r(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                    int64_t last_dim_size) {
-  CpuAxes ax;
-  return driver::fft_c2r(ax, self, dim, normalization, last_dim_size);
+  return c2r_into(self, dim, normalization, last_dim_size, nullptr);
 }
 
-// The out= forms: the last axis writes `out` itself (no copy).
 at::Tensor& fft_c2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                         bool forward, at::Tensor& out) {
-  CpuAxes ax;
-  driver::fft_c2c(ax, self, dim, normalization, forward, &out);
+  c2c_into(self, dim, normalization, forward, &out);
   return out;
 }
 
 at::Tensor& fft_r2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                         bool onesided, at::Tensor& out) {
-  CpuAxes ax;
-  driver::fft_r2c(ax, self, dim, normalization, onesided, &out);
+  r2c_into(self, dim, normalization, onesided, &out);
   return out;
 }
 
 at::Tensor& fft_c2r_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                         int64_t last_dim_size, at::Tensor& out) {
-  CpuAxes ax;
-  driver::fft_c2r(ax, self, dim, normalization, last_dim_size, &out);
+  c2r_into(self, dim, normalization, last_dim_size, &out);
   return out;
 }
 

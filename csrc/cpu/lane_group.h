@@ -155,9 +155,12 @@ struct group {
     V zero = {};
     if (J->kind == CX_C2C) {
       // A long stride defeats the hardware prefetcher (a new page every few
-      // elements): fetch a few elements ahead for the first and last lane,
-      // which covers every lane when they are adjacent.
+      // elements): fetch kAhead elements ahead for the first and last lane,
+      // which covers every lane when they are adjacent. 24 rather than 8
+      // (the loads wait on L3 or memory): fft(dim=1) of (4, 512, 385)
+      // complex32 0.95 x the time at 1 thread, 0.91 x at 2.
       const bool far = in_stride * 2 * (cx_i64)sizeof(Ti) >= 256;
+      const cx_i64 kAhead = 24;
       if (in_stride == 1 && W == 1) {
         // one staged row: converted as a run of reals
         get_reals(in + ioff[0], (S*)a, 2 * n);
@@ -181,9 +184,9 @@ struct group {
         return;
       }
       for (cx_i64 k = 0; k < n; ++k) {
-        if (far && k + 8 < n) {
-          __builtin_prefetch(in + ioff[0] + (k + 8) * in_stride * 2);
-          __builtin_prefetch(in + ioff[W - 1] + (k + 8) * in_stride * 2);
+        if (far && k + kAhead < n) {
+          __builtin_prefetch(in + ioff[0] + (k + kAhead) * in_stride * 2);
+          __builtin_prefetch(in + ioff[W - 1] + (k + kAhead) * in_stride * 2);
         }
         a[k] = J->conj_in ? cx_conj(load_c(k)) : load_c(k);
         if (wi) a[k] = cx_scale(a[k], wi[k]);

@@ -10,6 +10,8 @@
 // one complex64 buffer the size of the output (rounding to fp16 between
 // axes would add one rounding error per axis); complex64/128 transforms
 // work in place in the output. A one-axis transform makes no intermediate.
+// (The CPU runs a large batch through here a chunk of dim 0 at a time:
+// cpu/fft_ops.cpp.)
 //
 // The executor A provides:
 //   at::Tensor empty(at::IntArrayRef shape, const at::TensorOptions& o)
