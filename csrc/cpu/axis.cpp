@@ -222,7 +222,8 @@ void set_plan(cx_axis_job& J, const std::function<void()>& also) {
     if (!Ppair->large && Ppair->d.row) J.plan_pair = &Ppair->d;
   }
   if (real && J.n % 2 == 1 && !P->large && P->d.bluestein &&
-      J.n >= single_row_bluestein_from(P->d) && J.nrows <= 2 && !J.win_in && !J.win_out && !J.conj_in && !J.conj_out &&
+      J.n >= single_row_bluestein_from(P->d) && J.nrows <= 2 && !J.win_in && !J.win_out &&
+      !J.conj_in && !J.conj_out &&
       (J.kind == CX_R2C ? J.in_len <= J.n : J.out_len == J.n)) {
     // One or two real rows of an odd Bluestein length: the lane engine
     // takes them two to a lane of W (r2c) or one to a lane (c2r), 1/16 or

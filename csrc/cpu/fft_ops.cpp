@@ -82,61 +82,64 @@ void by_chunks(const at::Tensor& self, const at::Tensor& out, int64_t rows, Run 
   }
 }
 
+// The op over a batch, a chunk of dim 0 at a time where chunk_rows gives
+// rows, else whole. a: the op's checked arguments; buffer, buffer_type:
+// the shape and dtype the buffer between axes is made for; out_name,
+// out_type: the out= overload's name and dtype. run(self, given) runs the
+// driver on self (a chunk, or all of it) into given (its rows of out, or
+// null for a new output).
+template <class Run>
+at::Tensor chunked(const at::Tensor& self, const FftArgs& a, at::IntArrayRef buffer,
+                   at::ScalarType buffer_type, const char* out_name, at::ScalarType out_type,
+                   const at::Tensor* given, Run run) {
+  const int64_t rows = chunk_rows(buffer, a.dims, buffer_type);
+  if (!rows) return run(self, given);
+  at::Tensor out = given ? check_fft_out(out_name, *given, self, a.shape, out_type)
+                         : CpuAxes().empty(a.shape, self.options().dtype(out_type));
+  by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) { run(s, &o); });
+  return out;
+}
+
 // The out= forms: the last axis writes `out` itself (no copy). given:
-// out's overload (checked), else null (a new output).
+// out's overload (checked), else null (a new output). Only a transform
+// over several dims of a batch can be chunked; complex64 and complex128
+// c2c and r2c work in place in the output, with no buffer.
 at::Tensor c2c_into(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                     bool forward, const at::Tensor* given) {
   CpuAxes ax;
-  // complex64 and complex128 work in place in the output: no buffer
-  if (dim.size() >= 2 && self.dim() >= 3 && self.scalar_type() == at::kComplexHalf) {
-    const FftArgs a = check_c2c(self, dim, normalization);
-    if (const int64_t rows = chunk_rows(a.shape, a.dims, self.scalar_type())) {
-      at::Tensor out =
-          given ? check_fft_out("fft_c2c_out", *given, self, a.shape, self.scalar_type())
-                : ax.empty(a.shape, self.options());
-      by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) {
-        driver::fft_c2c(ax, s, dim, normalization, forward, &o);
-      });
-      return out;
-    }
-  }
-  return driver::fft_c2c(ax, self, dim, normalization, forward, given);
+  const auto run = [&](const at::Tensor& s, const at::Tensor* g) {
+    return driver::fft_c2c(ax, s, dim, normalization, forward, g);
+  };
+  if (dim.size() < 2 || self.dim() < 3 || self.scalar_type() != at::kComplexHalf)
+    return run(self, given);
+  const FftArgs a = check_c2c(self, dim, normalization);
+  const auto t = self.scalar_type();
+  return chunked(self, a, a.shape, t, "fft_c2c_out", t, given, run);
 }
 
 at::Tensor r2c_into(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                     bool onesided, const at::Tensor* given) {
   CpuAxes ax;
-  if (dim.size() >= 2 && self.dim() >= 3 && self.scalar_type() == at::kHalf) {
-    const FftArgs a = check_r2c(self, dim, normalization, onesided);
-    const auto ctype = c10::toComplexType(self.scalar_type());
-    if (const int64_t rows = chunk_rows(a.shape, a.dims, ctype)) {
-      at::Tensor out = given ? check_fft_out("fft_r2c_out", *given, self, a.shape, ctype)
-                             : ax.empty(a.shape, self.options().dtype(ctype));
-      by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) {
-        driver::fft_r2c(ax, s, dim, normalization, onesided, &o);
-      });
-      return out;
-    }
-  }
-  return driver::fft_r2c(ax, self, dim, normalization, onesided, given);
+  const auto run = [&](const at::Tensor& s, const at::Tensor* g) {
+    return driver::fft_r2c(ax, s, dim, normalization, onesided, g);
+  };
+  if (dim.size() < 2 || self.dim() < 3 || self.scalar_type() != at::kHalf)
+    return run(self, given);
+  const FftArgs a = check_r2c(self, dim, normalization, onesided);
+  const auto ctype = c10::toComplexType(self.scalar_type());
+  return chunked(self, a, a.shape, ctype, "fft_r2c_out", ctype, given, run);
 }
 
 at::Tensor c2r_into(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
                     int64_t last_dim_size, const at::Tensor* given) {
   CpuAxes ax;
-  if (dim.size() >= 2 && self.dim() >= 3) {
-    const FftArgs a = check_c2r(self, dim, normalization, last_dim_size);
-    if (const int64_t rows = chunk_rows(self.sizes(), a.dims, self.scalar_type())) {
-      const auto rtype = c10::toRealValueType(self.scalar_type());
-      at::Tensor out = given ? check_fft_out("fft_c2r_out", *given, self, a.shape, rtype)
-                             : ax.empty(a.shape, self.options().dtype(rtype));
-      by_chunks(self, out, rows, [&](const at::Tensor& s, at::Tensor& o) {
-        driver::fft_c2r(ax, s, dim, normalization, last_dim_size, &o);
-      });
-      return out;
-    }
-  }
-  return driver::fft_c2r(ax, self, dim, normalization, last_dim_size, given);
+  const auto run = [&](const at::Tensor& s, const at::Tensor* g) {
+    return driver::fft_c2r(ax, s, dim, normalization, last_dim_size, g);
+  };
+  if (dim.size() < 2 || self.dim() < 3) return run(self, given);
+  const FftArgs a = check_c2r(self, dim, normalization, last_dim_size);
+  const auto t = self.scalar_type();
+  return chunked(self, a, self.sizes(), t, "fft_c2r_out", c10::toRealValueType(t), given, run);
 }
 
 at::Tensor fft_c2c(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization,
