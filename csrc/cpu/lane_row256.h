@@ -33,6 +33,30 @@ CX_LANE_INLINE static void row_twiddle(cx<rv>* v, cx_i64 count, const float* re,
   }
 }
 
+// cx_dft16 down the 16 vectors of v, in place (X[u] to v[u]). On AVX2 one
+// half of the lanes at a time, the halves being independent: 16 complex
+// registers live instead of 32, as in the last step below.
+CX_LANE_INLINE static void row_dft16(cx<rv>* v) {
+#if defined(CX_AVX2)
+#pragma GCC unroll 1
+  for (int h = 0; h < 2; ++h) {
+    vf r[16], i[16];
+    for (int k = 0; k < 16; ++k) {
+      r[k] = h ? v[k].re.hi : v[k].re.lo;
+      i[k] = h ? v[k].im.hi : v[k].im.lo;
+    }
+    dft16_ri<vf, float>(r, i);  // X[u] at 4 (u % 4) + u / 4
+    for (int u = 0; u < 16; ++u) {
+      const int p = 4 * (u % 4) + u / 4;
+      (h ? v[u].re.hi : v[u].re.lo) = r[p];
+      (h ? v[u].im.hi : v[u].im.lo) = i[p];
+    }
+  }
+#else
+  cx_dft16<rv, float>(v);
+#endif
+}
+
 // The last step: out[0..16) from vectors c < cnt of v (lane b; the rest
 // taken as 0), transposed (vector b, lane c) and put through a DFT-16 down
 // the vectors: out[d], lane c = sum_b v[c] lane b * w16^(b*d). v is read
@@ -205,7 +229,7 @@ struct row256_tables {
 // The 256-point DFT of v (element 16a+b in v[a], lane b), in place: on
 // return v[d] lane c holds X[c + 16d].
 static inline void row256_fft(cx<rv>* v, const row256_tables& T) {
-  cx_dft16<rv, float>(v);
+  row_dft16(v);
   row_twiddle(v, 16, &T.twr[0][0], &T.twi[0][0]);
   row_last_step(v, 16, v);
 }
@@ -327,14 +351,43 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
         o[j].im = -o[j].im;
       }
     }
-    cx_dft16<rv, float>(e);
-    cx_dft16<rv, float>(o);
+#if defined(CX_AVX2)
+    // one half of the lanes at a time, up to the last step
+#pragma GCC unroll 1
+    for (int h = 0; h < 2; ++h) {
+      vf er[16], ei[16], qr[16], qi[16];
+      for (int k = 0; k < 16; ++k) {
+        er[k] = h ? e[k].re.hi : e[k].re.lo;
+        ei[k] = h ? e[k].im.hi : e[k].im.lo;
+        qr[k] = h ? o[k].re.hi : o[k].re.lo;
+        qi[k] = h ? o[k].im.hi : o[k].im.lo;
+      }
+      dft16_ri<vf, float>(er, ei);  // X[c] at 4 (c % 4) + c / 4
+      dft16_ri<vf, float>(qr, qi);
+      for (int c = 0; c < 16; ++c) {
+        const int p = 4 * (c % 4) + c / 4;
+        vf tr = qr[p], ti = qi[p];
+        if (c) mul_ri(tr, ti, T.hr[c], T.hi[c]);
+        vf ar = er[p] + tr, ai = ei[p] + ti, br = er[p] - tr, bi = ei[p] - ti;
+        if (c) mul_ri(ar, ai, (vf)_mm256_load_ps(T.twr[c] + 8 * h), (vf)_mm256_load_ps(T.twi[c] + 8 * h));
+        mul_ri(br, bi, (vf)_mm256_load_ps(T.twr[c + 16] + 8 * h),
+               (vf)_mm256_load_ps(T.twi[c + 16] + 8 * h));
+        (h ? a[c].re.hi : a[c].re.lo) = ar;
+        (h ? a[c].im.hi : a[c].im.lo) = ai;
+        (h ? a[c + 16].re.hi : a[c + 16].re.lo) = br;
+        (h ? a[c + 16].im.hi : a[c + 16].im.lo) = bi;
+      }
+    }
+#else
+    row_dft16(e);
+    row_dft16(o);
     for (int c = 0; c < 16; ++c) {
       const cx<rv> t = c ? cx_mul(o[c], cx_make<float>(T.hr[c], T.hi[c])) : o[c];
       a[c] = e[c] + t;
       a[c + 16] = e[c] - t;
     }
     row_twiddle(a, 32, &T.twr[0][0], &T.twi[0][0]);
+#endif
     for (int h = 0; h < 2; ++h) {
       cx<rv> v[16];
       row_last_step(a + 16 * h, 16, v);
