@@ -33,6 +33,13 @@ CX_LANE_INLINE static void row_twiddle(cx<rv>* v, cx_i64 count, const float* re,
   }
 }
 
+#if defined(CX_AVX2)
+// Half h of x's lanes (lanes 8h .. 8h + 7): the AVX2 row kernels work one
+// half of a row's lanes at a time.
+CX_LANE_INLINE static vf& rv_half(rv& x, int h) { return h ? x.hi : x.lo; }
+CX_LANE_INLINE static vf rv_half(const rv& x, int h) { return h ? x.hi : x.lo; }
+#endif
+
 // cx_dft16 down the 16 vectors of v, in place (X[u] to v[u]). On AVX2 one
 // half of the lanes at a time, the halves being independent: 16 complex
 // registers live instead of 32, as in the last step below.
@@ -42,14 +49,14 @@ CX_LANE_INLINE static void row_dft16(cx<rv>* v) {
   for (int h = 0; h < 2; ++h) {
     vf r[16], i[16];
     for (int k = 0; k < 16; ++k) {
-      r[k] = h ? v[k].re.hi : v[k].re.lo;
-      i[k] = h ? v[k].im.hi : v[k].im.lo;
+      r[k] = rv_half(v[k].re, h);
+      i[k] = rv_half(v[k].im, h);
     }
     dft16_ri<vf, float>(r, i);  // X[u] at 4 (u % 4) + u / 4
     for (int u = 0; u < 16; ++u) {
       const int p = 4 * (u % 4) + u / 4;
-      (h ? v[u].re.hi : v[u].re.lo) = r[p];
-      (h ? v[u].im.hi : v[u].im.lo) = i[p];
+      rv_half(v[u].re, h) = r[p];
+      rv_half(v[u].im, h) = i[p];
     }
   }
 #else
@@ -154,6 +161,7 @@ CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) 
     out[u] = cx_make<rv>(rv_make(hr[0][p], r1), rv_make(hi[0][p], i1));
   }
 }
+
 #else
 CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) {
   rv re[16], im[16];
@@ -167,6 +175,14 @@ CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) 
   cx_dft16<rv, float>(out);
 }
 #endif
+
+// A full block whose column c is get(c) (twiddled as the caller wants).
+template <class G>
+CX_LANE_INLINE static void row_last_step_full(G get, cx<rv>* out) {
+  cx<rv> v[16];
+  for (int c = 0; c < 16; ++c) v[c] = get(c);
+  row_last_step(v, 16, out);
+}
 
 // What every row kernel needs of a job: fp32 compute, unit strides, no
 // four-step twiddle and no output window.
@@ -230,8 +246,12 @@ struct row256_tables {
 // return v[d] lane c holds X[c + 16d].
 static inline void row256_fft(cx<rv>* v, const row256_tables& T) {
   row_dft16(v);
-  row_twiddle(v, 16, &T.twr[0][0], &T.twi[0][0]);
-  row_last_step(v, 16, v);
+  row_last_step_full(
+      [&](int c) {
+        if (c == 0) return v[0];
+        return cx_mul(v[c], cx_make<rv>(rv_load(T.twr[c]), rv_load(T.twi[c])));
+      },
+      v);
 }
 
 // Loads a row's 256 pairs, conjugated (c2c inverse) and windowed as asked.
@@ -357,10 +377,10 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
     for (int h = 0; h < 2; ++h) {
       vf er[16], ei[16], qr[16], qi[16];
       for (int k = 0; k < 16; ++k) {
-        er[k] = h ? e[k].re.hi : e[k].re.lo;
-        ei[k] = h ? e[k].im.hi : e[k].im.lo;
-        qr[k] = h ? o[k].re.hi : o[k].re.lo;
-        qi[k] = h ? o[k].im.hi : o[k].im.lo;
+        er[k] = rv_half(e[k].re, h);
+        ei[k] = rv_half(e[k].im, h);
+        qr[k] = rv_half(o[k].re, h);
+        qi[k] = rv_half(o[k].im, h);
       }
       dft16_ri<vf, float>(er, ei);  // X[c] at 4 (c % 4) + c / 4
       dft16_ri<vf, float>(qr, qi);
@@ -372,10 +392,10 @@ static void row512_run(const cx_axis_job* J, const row512_tables& T, cx_i64 r0, 
         if (c) mul_ri(ar, ai, (vf)_mm256_load_ps(T.twr[c] + 8 * h), (vf)_mm256_load_ps(T.twi[c] + 8 * h));
         mul_ri(br, bi, (vf)_mm256_load_ps(T.twr[c + 16] + 8 * h),
                (vf)_mm256_load_ps(T.twi[c + 16] + 8 * h));
-        (h ? a[c].re.hi : a[c].re.lo) = ar;
-        (h ? a[c].im.hi : a[c].im.lo) = ai;
-        (h ? a[c + 16].re.hi : a[c + 16].re.lo) = br;
-        (h ? a[c + 16].im.hi : a[c + 16].im.lo) = bi;
+        rv_half(a[c].re, h) = ar;
+        rv_half(a[c].im, h) = ai;
+        rv_half(a[c + 16].re, h) = br;
+        rv_half(a[c + 16].im, h) = bi;
       }
     }
 #else

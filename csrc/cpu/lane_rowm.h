@@ -129,8 +129,7 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
   }
   for (cx_i64 c0 = 0; c0 < full; c0 += 16) {
     cx<rv> v[16];
-    for (int i = 0; i < 16; ++i) v[i] = rowm_twiddled(p, R, c0 + i);
-    row_last_step(v, 16, v);
+    row_last_step_full([&](int c) { return rowm_twiddled(p, R, c0 + c); }, v);
     put(c0, 16, v);
   }
 }
