@@ -31,14 +31,20 @@ cx<S> round_to(cx<double> z) {
   return cx_make<S>((S)z.re, (S)z.im);
 }
 
-// The radices of the CPU's own cuts: cx_factorize_top, and where the top
-// radix is under 16 (AVX2), each pair of 3s merged into a 9 (dft9 in
-// lanes_impl.h; 3^7 = 2187 in 4 passes, not 7: 1.07-1.09 x; Bluestein's
-// inner lengths 8640 and 4320 unchanged within the noise). The portable
-// executors run a 9 by cx_dft_odd from the plan's roots.
-static int cpu_radices(int64_t n, int top, int* radices) {
+// The radices of a cut: cx_factorize_top, and in the lane engine's own
+// cuts (`lane`: the ones built with isa().top_radix(), which only the lane
+// engine and the row kernels run) or where the top radix is under 16, each
+// pair of 3s merged into a 9 (dft9 in lanes_impl.h; 3^7 = 2187 in 4
+// passes, not 7). AVX2: 2187 1.07-1.09 x, Bluestein's inner lengths 8640
+// and 4320 unchanged within the noise. AVX-512 (one thread, time with 9s /
+// without, medians of side-by-side rounds): c2c 2187 0.65 from memory and
+// 0.75 in L2, rfft 2187 0.89, Bluestein 4099 (m = 8640) 0.93, 2053 (4320)
+// 0.92; 1155 and 6126, which have no pair of 3s, 0.99. The plans of top
+// 16 that every executor runs keep their 3s: the portable executors run
+// a 9 by cx_dft_odd from the plan's roots.
+static int cpu_radices(int64_t n, int top, int* radices, bool lane) {
   int np = cx_factorize_top(n, top, radices);
-  if (top >= 16) return np;
+  if (top >= 16 && !lane) return np;
   int out = 0;
   for (int i = 0; i < np; ++i) {
     if (radices[i] == 3 && i + 1 < np && radices[i + 1] == 3) {
@@ -83,12 +89,13 @@ void fill_passes(Plan<S>& P, int64_t n, const int* radices, int np, int first = 
 // (cx_factorize_top): 16 for the plans that jobs run directly (the row
 // kernels of 256 and 512 are keyed on their passes; the lane engine runs
 // their d.lane, fill_lane); isa().top_radix() for those that only run
-// inside another: Bluestein's inner length and the row kernels' m. Every
+// inside another: Bluestein's inner length and the row kernels' m (with
+// `lane`, which merges 3s into 9s: cpu_radices). Every
 // cut is a plan any executor runs, the Metal kernels' included.
 template <class S>
-void fill_stockham(Plan<S>& P, int64_t n, int top = 16) {
+void fill_stockham(Plan<S>& P, int64_t n, int top = 16, bool lane = false) {
   int radices[CX_MAX_PASSES];
-  fill_passes(P, n, radices, cpu_radices(n, top, radices));
+  fill_passes(P, n, radices, cpu_radices(n, top, radices, lane));
 }
 
 // The row kernels' fields (lane_rowm.h split n = 16*m as m vectors of 16):
@@ -103,7 +110,7 @@ void fill_row(Plan<S>& P) {
   const int64_t m = n / 16;
   auto row = std::make_shared<Plan<S>>();
   row->n = m;
-  fill_stockham(*row, m, isa().top_radix());
+  fill_stockham(*row, m, isa().top_radix(), true);
   P.row = row;
   P.row_re.resize(n);
   P.row_im.resize(n);
@@ -120,20 +127,21 @@ void fill_row(Plan<S>& P) {
 
 // The lane engine's cut of a plan whose passes the instruction set's top
 // radix cuts otherwise (d.lane): AVX2 runs the lane engine's passes with 8,
-// not 16 (top_radix), while the plan's own passes keep 16 for the row
-// kernels and the Metal tables. Columns of 4096 1.17 x, 512 and 256
+// not 16 (top_radix), and every instruction set a pair of 3s as a 9, while
+// the plan's own passes keep 16 and their 3s for the row kernels and the
+// Metal tables. Columns of 4096 1.17 x, 512 and 256
 // 1.10 x, 1024 1.05 x (one thread, in-process A/B).
 template <class S>
 void fill_lane(Plan<S>& P) {
   const int top = isa().top_radix();
   int radices[CX_MAX_PASSES];
-  const int np = cpu_radices(P.d.n, top, radices);
+  const int np = cpu_radices(P.d.n, top, radices, true);
   bool same = np == P.d.npasses;
   for (int i = 0; same && i < np; ++i) same = radices[i] == P.d.passes[i].radix;
   if (same) return;
   auto lane = std::make_shared<Plan<S>>();
   lane->n = P.d.n;
-  fill_stockham(*lane, P.d.n, top);
+  fill_stockham(*lane, P.d.n, top, true);
   P.lane = lane;
   P.d.lane = &lane->d;
 }
@@ -207,7 +215,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
     // needs a Stockham plan of m whatever its size.
     auto inner = std::make_shared<Plan<S>>();
     inner->n = m;
-    fill_stockham(*inner, m, isa().top_radix());
+    fill_stockham(*inner, m, isa().top_radix(), true);
     // fft_any fuses the chirp and filter products into the first and last
     // passes, which it runs with the radices of a 2,3,5-smooth length.
     const cx_plan_desc<S>& d = inner->d;
@@ -235,7 +243,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
 // of passes, or 0 where Rader does not apply.
 int rader_radices(int64_t n, int* radices) {
   if (n < 5 || n > kLaneMax || cx_largest_prime_factor(n) != n) return 0;
-  const int np = cpu_radices(n - 1, isa().top_radix(), radices);  // 0: not 13-smooth
+  const int np = cpu_radices(n - 1, isa().top_radix(), radices, true);  // 0: not 13-smooth
   int fixed[CX_MAX_PASSES], other[CX_MAX_PASSES], nf = 0, no = 0;
   for (int i = 0; i < np; ++i) {
     if (cx_lane_fixed_radix(radices[i])) fixed[nf++] = radices[i];
@@ -341,7 +349,7 @@ void fill_blocked_bluestein(Plan<S>& P) {
   L->n = n;
   auto sub = std::make_shared<Plan<S>>();
   sub->n = m2;
-  fill_stockham(*sub, m2, isa().top_radix());
+  fill_stockham(*sub, m2, isa().top_radix(), true);
   TORCH_CHECK(sub->d.npasses >= 2 && cx_lane_fixed_radix(sub->d.passes[0].radix),
               "complexext: no two-level Bluestein plan of ", m, " for ", n);
   L->inner = sub;
@@ -398,7 +406,7 @@ void fill_split_bluestein(Plan<S>& P) {
               "complexext: no lane Bluestein plan for ", q, " in ", n);
   int radices[CX_MAX_PASSES];
   radices[0] = (int)q;
-  const int np = 1 + cpu_radices(c, isa().top_radix(), radices + 1);
+  const int np = 1 + cpu_radices(c, isa().top_radix(), radices + 1, true);
   fill_passes(*L, n, radices, np, 1);
   L->d.bluestein = 2;
   L->d.inner = &L->inner->d;
