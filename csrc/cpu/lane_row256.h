@@ -24,13 +24,16 @@
 
 #if defined(CX_ROWS)
 // ---- the steps every row kernel shares ------------------------------------
-// v[c] *= (re, im)[16c .. 16c + 16) for 1 <= c < count (vector c, lane b
-// times w^(b*c); c = 0 is all ones).
+// v[c] times the twiddles (re, im)[16c .. 16c + 16) (vector c, lane b
+// times w^(b*c)); c = 0 is all ones and returned as is.
+CX_LANE_INLINE static cx<rv> row_twiddled(const cx<rv>* v, cx_i64 c, const float* re,
+                                          const float* im) {
+  if (c == 0) return v[0];
+  return cx_mul(v[c], cx_make<rv>(rv_load(re + 16 * c), rv_load(im + 16 * c)));
+}
+// v[c] = row_twiddled(v, c, re, im) for 1 <= c < count, in place.
 CX_LANE_INLINE static void row_twiddle(cx<rv>* v, cx_i64 count, const float* re, const float* im) {
-  for (cx_i64 c = 1; c < count; ++c) {
-    const rv wr = rv_load(re + 16 * c), wi = rv_load(im + 16 * c);
-    v[c] = cx_mul(v[c], cx_make<rv>(wr, wi));
-  }
+  for (cx_i64 c = 1; c < count; ++c) v[c] = row_twiddled(v, c, re, im);
 }
 
 #if defined(CX_AVX2)
@@ -161,7 +164,6 @@ CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) 
     out[u] = cx_make<rv>(rv_make(hr[0][p], r1), rv_make(hi[0][p], i1));
   }
 }
-
 #else
 CX_LANE_INLINE static void row_last_step(const cx<rv>* v, int cnt, cx<rv>* out) {
   rv re[16], im[16];
@@ -246,12 +248,7 @@ struct row256_tables {
 // return v[d] lane c holds X[c + 16d].
 static inline void row256_fft(cx<rv>* v, const row256_tables& T) {
   row_dft16(v);
-  row_last_step_full(
-      [&](int c) {
-        if (c == 0) return v[0];
-        return cx_mul(v[c], cx_make<rv>(rv_load(T.twr[c]), rv_load(T.twi[c])));
-      },
-      v);
+  row_last_step_full([&](int c) { return row_twiddled(v, c, &T.twr[0][0], &T.twi[0][0]); }, v);
 }
 
 // Loads a row's 256 pairs, conjugated (c2c inverse) and windowed as asked.

@@ -48,15 +48,6 @@ CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<rv>
   }
 }
 
-// Vector c of the DFT down the vectors (R) times the twiddles row_re/im[16c ..]
-// (c = 0: ones).
-CX_LANE_INLINE static cx<rv> rowm_twiddled(const cx_plan_desc<float>* p, const cx<rv>* R,
-                                           cx_i64 c) {
-  if (c == 0) return R[0];
-  const rv wr = rv_load(p->row_re + 16 * c), wi = rv_load(p->row_im + 16 * c);
-  return cx_mul(R[c], cx_make<rv>(wr, wi));
-}
-
 // The DFT of a row whose vector a is get(a) (element 16a + b in lane b; A
 // and B scratch of m vectors each): put(c0, cnt, v) receives each block,
 // v[d] lane c holding X[c0 + c + m*d] for c < cnt. The row is read by the
@@ -105,7 +96,7 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
   // two). Out of line, one copy per count, it measured between the two.
   const auto tail = [&](auto count) {
     cx<rv> v[16];
-    for (int i = 0; i < count; ++i) v[i] = rowm_twiddled(p, R, full + i);
+    for (int i = 0; i < count; ++i) v[i] = row_twiddled(R, full + i, p->row_re, p->row_im);
     row_last_step(v, count, v);
     put(full, count, v);
   };
@@ -129,7 +120,7 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
   }
   for (cx_i64 c0 = 0; c0 < full; c0 += 16) {
     cx<rv> v[16];
-    row_last_step_full([&](int c) { return rowm_twiddled(p, R, c0 + c); }, v);
+    row_last_step_full([&](int c) { return row_twiddled(R, c0 + c, p->row_re, p->row_im); }, v);
     put(c0, 16, v);
   }
 }
