@@ -113,19 +113,18 @@ def test_plan_shape_refuses_bad_n():
         torch.ops.complexext._plan_shape(0)
 
 
-
 @pytest.mark.parametrize("n", [1021, 2053, 4099, 6126])
-def test_bluestein_inner_plan_takes_the_isas_top_radix(n):
-    """Bluestein's inner plan runs only in the lane engine, so it is cut with
-    the instruction set's largest radix: 8 with AVX2 (16 registers cannot
-    hold a radix-16 step), 16 elsewhere. The plans jobs run keep 16."""
+def test_bluestein_inner_plan_is_cut_for_the_lane_engine(n):
+    """Bluestein's inner plan runs only in the lane engine, so it is cut as
+    that engine runs fastest on every instruction set: radix 8 at most (a
+    radix-16 step's 32 vectors spill from 16 registers and from 32 alike),
+    and each pair of 3s as a 9. The plans jobs run keep 16 and their 3s."""
     passes, *_, m = ops._plan_tables(n, False)
     radices = [r for r, *_ in passes.tolist()]
-    top = 8 if ops.cpu_isa() == "avx2" else 16
-    e, t = (m & -m).bit_length() - 1, top.bit_length() - 1  # m's power of two, the top's
-    pow2 = [top] * (e // t) + ([1 << (e % t)] if e % t else [])
+    e = (m & -m).bit_length() - 1  # m's power of two
+    pow2 = [8] * (e // 3) + ([1 << (e % 3)] if e % 3 else [])
     assert radices[:len(pow2)] == pow2 and all(r % 2 for r in radices[len(pow2):]), radices
     assert int(np.prod(radices)) == m
-    if top == 8:  # AVX2 merges each pair of 3s into a 9 (cpu_radices)
-        assert radices.count(3) <= 1, radices
+    assert radices.count(3) <= 1, radices
     assert [r for r, *_ in ops._plan_tables(4096, False)[0].tolist()] == [16, 16, 16]
+    assert [r for r, *_ in ops._plan_tables(2187, False)[0].tolist()] == [3] * 7

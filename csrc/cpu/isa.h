@@ -10,7 +10,6 @@
   void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);        \
   int takes_rows(const cx_axis_job* J);                                      \
   int has_rows();                                                            \
-  int top_radix();                                                           \
   }
 CX_DECLARE_ISA(cx_generic)
 CX_DECLARE_ISA(cx_avx2)
@@ -31,12 +30,6 @@ struct IsaKernels {
   // 1 if this instruction set has row kernels at all: the driver fetches
   // the plans only they read (plan_pair, row plans) only then.
   int (*has_rows)();
-  // The largest power-of-two radix of the Stockham passes this instruction
-  // set runs (cx_factorize_top): 8 where a radix-16 step's 32 vectors spill
-  // (AVX2's 16 registers), else 16. plan.cpp cuts with it every plan the
-  // lane engine runs: Bluestein's inner length, the row kernels' m, and a
-  // direct plan's d.lane.
-  int (*top_radix)();
 };
 
 // The best instruction set this CPU supports, unless COMPLEXEXT_CPU_ISA

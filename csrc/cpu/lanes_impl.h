@@ -195,8 +195,8 @@ CX_LANE_INLINE static void dft16_ri(V* r, V* i) {
 // AVX2), one half at a time: lanes 0-7 and 8-15 are independent, so each
 // butterfly holds R complex registers instead of 2R (a radix-8 step on
 // whole rv vectors needs 32, and spilled: 265 stack references in
-// pass_fixed<8, rv> against 118 here). Radix 16, which AVX2's plans of m
-// do not use (top_radix), keeps pass16. Element e, half h: re in vf
+// pass_fixed<8, rv> against 118 here). Radix 16, which the plans of m do
+// not use (kLaneTopRadix in plan.cpp), keeps pass16. Element e, half h: re in vf
 // 4e + h, im in 4e + 2 + h.
 template <int R, class S>
 static void pass_halves(const cx<rv>* __restrict x, cx<rv>* __restrict y, cx_i64 n, cx_i64 ns,
@@ -424,18 +424,6 @@ int has_rows() {
   return 1;
 #else
   return 0;
-#endif
-}
-
-// AVX2: a radix-16 step holds 32 vectors in 16 registers, and the spills
-// made the lane engine's radix-16 pass slower than an 8 and a 2 (Bluestein
-// at n = 6126, inner length 12288 = 16^3 * 3 against 8^4 * 3: 1.34 x;
-// docs/measurements.md).
-int top_radix() {
-#if defined(CX_AVX2)
-  return 8;
-#else
-  return 16;
 #endif
 }
 

@@ -31,20 +31,33 @@ cx<S> round_to(cx<double> z) {
   return cx_make<S>((S)z.re, (S)z.im);
 }
 
-// The radices of a cut: cx_factorize_top, and in the lane engine's own
-// cuts (`lane`: the ones built with isa().top_radix(), which only the lane
-// engine and the row kernels run) or where the top radix is under 16, each
-// pair of 3s merged into a 9 (dft9 in lanes_impl.h; 3^7 = 2187 in 4
-// passes, not 7). AVX2: 2187 1.07-1.09 x, Bluestein's inner lengths 8640
-// and 4320 unchanged within the noise. AVX-512 (one thread, time with 9s /
-// without, medians of side-by-side rounds): c2c 2187 0.65 from memory and
-// 0.75 in L2, rfft 2187 0.89, Bluestein 4099 (m = 8640) 0.93, 2053 (4320)
-// 0.92; 1155 and 6126, which have no pair of 3s, 0.99. The plans of top
-// 16 that every executor runs keep their 3s: the portable executors run
-// a 9 by cx_dft_odd from the plan's roots.
-static int cpu_radices(int64_t n, int top, int* radices, bool lane) {
-  int np = cx_factorize_top(n, top, radices);
-  if (top >= 16 && !lane) return np;
+// The largest power-of-two radix of the passes the lane engine runs, on
+// every instruction set. A radix-16 step holds 32 complex vectors: AVX2
+// and SSE2 have 16 registers, AVX-512 and NEON 32, which the step's
+// temporaries and twiddles overflow all the same (AVX-512's pass16 loop:
+// 48 stack loads and 45 stores, pass_fixed<8> none). Time with 8s / 16s,
+// one thread, side by side: AVX2 Bluestein 6126 (12288 = 8^4 * 3 against
+// 16^3 * 3) 0.75, the row kernels' m at 4096 0.81 and 8192 0.78; AVX-512
+// c2c 65536 0.80, 8192 0.87, 6126 0.89, 1024 0.95, rfft 8192 0.89,
+// complex128 4096 0.79, level at 2053, 4099, 1155, 2187 and in L2 at
+// 512-4096, 2048 alone 1.03; the generic build (SSE2) 4096 0.85, 2048
+// 0.91, 6126 0.91 (docs/measurements.md).
+constexpr int kLaneTopRadix = 8;
+
+// The radices of the lane engine's own cuts (the ones that only the lane
+// engine and the row kernels run: d.lane, Bluestein's and Rader's inner
+// lengths, the split's c, the row kernels' m): cx_factorize_top with
+// kLaneTopRadix, and each pair of 3s merged into a 9 (dft9 in
+// lanes_impl.h; 3^7 = 2187 in 4 passes, not 7). AVX2: 2187 1.07-1.09 x,
+// Bluestein's inner lengths 8640 and 4320 unchanged within the noise.
+// AVX-512 (one thread, time with 9s / without, medians of side-by-side
+// rounds): c2c 2187 0.65 from memory and 0.75 in L2, rfft 2187 0.89,
+// Bluestein 4099 (m = 8640) 0.93, 2053 (4320) 0.92; 1155 and 6126, which
+// have no pair of 3s, 0.99. The plans of top 16 that every executor runs
+// (fill_stockham) keep their 3s: the portable executors run a 9 by
+// cx_dft_odd from the plan's roots. Returns 0 where n is not 13-smooth.
+static int lane_radices(int64_t n, int* radices) {
+  const int np = cx_factorize_top(n, kLaneTopRadix, radices);
   int out = 0;
   for (int i = 0; i < np; ++i) {
     if (radices[i] == 3 && i + 1 < np && radices[i + 1] == 3) {
@@ -85,17 +98,23 @@ void fill_passes(Plan<S>& P, int64_t n, const int* radices, int np, int first = 
   P.d.work = n;
 }
 
-// The Stockham passes of n, `top` the largest power-of-two radix
-// (cx_factorize_top): 16 for the plans that jobs run directly (the row
-// kernels of 256 and 512 are keyed on their passes; the lane engine runs
-// their d.lane, fill_lane); isa().top_radix() for those that only run
-// inside another: Bluestein's inner length and the row kernels' m (with
-// `lane`, which merges 3s into 9s: cpu_radices). Every
-// cut is a plan any executor runs, the Metal kernels' included.
+// The Stockham passes of n with radices up to 16 (cx_factorize_top): the
+// plans that jobs run directly, which every executor runs, the Metal
+// kernels' included (the row kernels of 256 and 512 are keyed on their
+// passes; the lane engine runs their d.lane, fill_lane).
 template <class S>
-void fill_stockham(Plan<S>& P, int64_t n, int top = 16, bool lane = false) {
+void fill_stockham(Plan<S>& P, int64_t n) {
   int radices[CX_MAX_PASSES];
-  fill_passes(P, n, radices, cpu_radices(n, top, radices, lane));
+  fill_passes(P, n, radices, cx_factorize_top(n, 16, radices));
+}
+
+// The Stockham passes of n cut for the lane engine (lane_radices): the
+// plans that only run inside another, Bluestein's inner length and the row
+// kernels' m.
+template <class S>
+void fill_lane_cut(Plan<S>& P, int64_t n) {
+  int radices[CX_MAX_PASSES];
+  fill_passes(P, n, radices, lane_radices(n, radices));
 }
 
 // The row kernels' fields (lane_rowm.h split n = 16*m as m vectors of 16):
@@ -110,7 +129,7 @@ void fill_row(Plan<S>& P) {
   const int64_t m = n / 16;
   auto row = std::make_shared<Plan<S>>();
   row->n = m;
-  fill_stockham(*row, m, isa().top_radix(), true);
+  fill_lane_cut(*row, m);
   P.row = row;
   P.row_re.resize(n);
   P.row_im.resize(n);
@@ -125,23 +144,21 @@ void fill_row(Plan<S>& P) {
   P.d.row_im = P.row_im.data();
 }
 
-// The lane engine's cut of a plan whose passes the instruction set's top
-// radix cuts otherwise (d.lane): AVX2 runs the lane engine's passes with 8,
-// not 16 (top_radix), and every instruction set a pair of 3s as a 9, while
-// the plan's own passes keep 16 and their 3s for the row kernels and the
-// Metal tables. Columns of 4096 1.17 x, 512 and 256
-// 1.10 x, 1024 1.05 x (one thread, in-process A/B).
+// The lane engine's cut of a plan whose passes lane_radices cuts otherwise
+// (d.lane): the lane engine runs 8s, not 16s, and a pair of 3s as a 9,
+// while the plan's own passes keep 16 and their 3s for the row kernels
+// and the Metal tables. AVX2, columns of 4096 1.17 x, 512 and 256 1.10 x,
+// 1024 1.05 x (one thread, in-process A/B).
 template <class S>
 void fill_lane(Plan<S>& P) {
-  const int top = isa().top_radix();
   int radices[CX_MAX_PASSES];
-  const int np = cpu_radices(P.d.n, top, radices, true);
+  const int np = lane_radices(P.d.n, radices);
   bool same = np == P.d.npasses;
   for (int i = 0; same && i < np; ++i) same = radices[i] == P.d.passes[i].radix;
   if (same) return;
   auto lane = std::make_shared<Plan<S>>();
   lane->n = P.d.n;
-  fill_stockham(*lane, P.d.n, top, true);
+  fill_passes(*lane, P.d.n, radices, np);
   P.lane = lane;
   P.d.lane = &lane->d;
 }
@@ -215,7 +232,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
     // needs a Stockham plan of m whatever its size.
     auto inner = std::make_shared<Plan<S>>();
     inner->n = m;
-    fill_stockham(*inner, m, isa().top_radix(), true);
+    fill_lane_cut(*inner, m);
     // fft_any fuses the chirp and filter products into the first and last
     // passes, which it runs with the radices of a 2,3,5-smooth length.
     const cx_plan_desc<S>& d = inner->d;
@@ -243,7 +260,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
 // of passes, or 0 where Rader does not apply.
 int rader_radices(int64_t n, int* radices) {
   if (n < 5 || n > kLaneMax || cx_largest_prime_factor(n) != n) return 0;
-  const int np = cpu_radices(n - 1, isa().top_radix(), radices, true);  // 0: not 13-smooth
+  const int np = lane_radices(n - 1, radices);  // 0: not 13-smooth
   int fixed[CX_MAX_PASSES], other[CX_MAX_PASSES], nf = 0, no = 0;
   for (int i = 0; i < np; ++i) {
     if (cx_lane_fixed_radix(radices[i])) fixed[nf++] = radices[i];
@@ -349,7 +366,7 @@ void fill_blocked_bluestein(Plan<S>& P) {
   L->n = n;
   auto sub = std::make_shared<Plan<S>>();
   sub->n = m2;
-  fill_stockham(*sub, m2, isa().top_radix(), true);
+  fill_lane_cut(*sub, m2);
   TORCH_CHECK(sub->d.npasses >= 2 && cx_lane_fixed_radix(sub->d.passes[0].radix),
               "complexext: no two-level Bluestein plan of ", m, " for ", n);
   L->inner = sub;
@@ -406,7 +423,7 @@ void fill_split_bluestein(Plan<S>& P) {
               "complexext: no lane Bluestein plan for ", q, " in ", n);
   int radices[CX_MAX_PASSES];
   radices[0] = (int)q;
-  const int np = 1 + cpu_radices(c, isa().top_radix(), radices + 1, true);
+  const int np = 1 + lane_radices(c, radices + 1);
   fill_passes(*L, n, radices, np, 1);
   L->d.bluestein = 2;
   L->d.inner = &L->inner->d;

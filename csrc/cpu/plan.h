@@ -32,7 +32,7 @@ struct Plan {
   std::vector<S> lane_re, lane_im;        // exp(-2*pi*i*k*l/n), [k < n1][l < 16]
   std::shared_ptr<const Plan<S>> row;     // n = 16*m: the plan of m (d.row)
   std::vector<S> row_re, row_im;          // exp(-2*pi*i*b*c/n), [c < m][b < 16]
-  std::shared_ptr<const Plan<S>> lane;    // n cut with isa().top_radix() (d.lane)
+  std::shared_ptr<const Plan<S>> lane;    // n cut for the lane engine (d.lane)
   std::vector<int> perm;                  // Rader's input, then output order (d.perm_*)
 };
 
