@@ -33,15 +33,16 @@ cx<S> round_to(cx<double> z) {
 
 // The largest power-of-two radix of the passes the lane engine runs, on
 // every instruction set. A radix-16 step holds 32 complex vectors: AVX2
-// and SSE2 have 16 registers, AVX-512 and NEON 32, which the step's
-// temporaries and twiddles overflow all the same (AVX-512's pass16 loop:
-// 48 stack loads and 45 stores, pass_fixed<8> none). Time with 8s / 16s,
-// one thread, side by side: AVX2 Bluestein 6126 (12288 = 8^4 * 3 against
-// 16^3 * 3) 0.75, the row kernels' m at 4096 0.81 and 8192 0.78; AVX-512
-// c2c 65536 0.80, 8192 0.87, 6126 0.89, 1024 0.95, rfft 8192 0.89,
-// complex128 4096 0.79, level at 2053, 4099, 1155, 2187 and in L2 at
-// 512-4096, 2048 alone 1.03; the generic build (SSE2) 4096 0.85, 2048
-// 0.91, 6126 0.91 (docs/measurements.md).
+// and SSE2 have 16 registers, AVX-512 32, which the step's temporaries and
+// twiddles overflow all the same (AVX-512's pass16 loop: 48 stack loads
+// and 45 stores, pass_fixed<8> none; NEON, also 32, was not measured).
+// Time with 8s / 16s, one thread, side by side: AVX2 Bluestein 6126
+// (12288 = 8^4 * 3 against 16^3 * 3) 0.75, the row kernels' m at 4096
+// 0.81 and 8192 0.78; AVX-512 c2c 65536 0.80, 8192 0.87, 6126 0.89,
+// 1024 0.95, rfft 8192 0.89, complex128 4096 0.79, Rader 12289 0.75, 97
+// 0.92, level at 2053, 4099, 1155, 2187 and in L2 at 512-4096; 2048 and
+// 641, which keep a radix-2 pass, 1.03; the generic build (SSE2) 4096
+// 0.85, 2048 0.91, 6126 0.91 (docs/measurements.md).
 constexpr int kLaneTopRadix = 8;
 
 // The radices of the lane engine's own cuts (the ones that only the lane
