@@ -51,9 +51,9 @@ CX_LANE_INLINE static void rowm_first_pass(cx_i64 m, const cx<float>* tw, cx<rv>
 // The DFT of a row whose vector a is get(a) (element 16a + b in lane b; A
 // and B scratch of m vectors each): put(c0, cnt, v) receives each block,
 // v[d] lane c holding X[c0 + c + m*d] for c < cnt. The row is read by the
-// plan's first pass itself when that is a fixed-radix pass (pass_fixed's
-// ns = 1 case, the same operations), else (and always on AVX2) into A
-// first.
+// plan's first pass itself when that is a radix 2, 3, 4, 5 or 8 (pass_fixed's
+// ns = 1 case, the same operations; the plan of m is a lane cut, with no
+// 16: kLaneTopRadix), else (and always on AVX2) into A first.
 template <class G, class F>
 CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<rv>* B, G get,
                                     F put) {
@@ -76,7 +76,6 @@ CX_LANE_INLINE static void rowm_dft(const cx_plan_desc<float>* p, cx<rv>* A, cx<
     case 4: rowm_first_pass<4>(m, tw0, A, get); break;
     case 5: rowm_first_pass<5>(m, tw0, A, get); break;
     case 8: rowm_first_pass<8>(m, tw0, A, get); break;
-    case 16: rowm_first_pass<16>(m, tw0, A, get); break;
     default:
       done = 0;
       for (cx_i64 a = 0; a < m; ++a) A[a] = get(a);
