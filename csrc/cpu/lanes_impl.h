@@ -58,7 +58,7 @@ template <class F> static inline void with_fp32_storage(const cx_axis_job* J, F 
 #include "lane_ola.h"
 
 // Prefetches each 64-byte line of [p, p + bytes) into L1 (Loc = 3) or L2
-// (Loc = 2), for reading (RW = 0) or for writing (RW = 1).
+// (Loc = 2 or 1), for reading (RW = 0) or for writing (RW = 1).
 template <int RW, int Loc = 3>
 CX_LANE_INLINE static void prefetch_lines(const void* p, cx_i64 bytes) {
   const char* c = (const char*)p;
