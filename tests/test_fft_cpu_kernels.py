@@ -45,9 +45,12 @@ def to_np(t):
 # between the fused passes); 34, 326 and 3927 run it on their q.
 # 3079, 4099, 8198, 10007 and 14371 = 7 * 2053 (its q): Bluestein in two
 # levels, m = R * m2 with R = 5, 8, 9, 9, 8; 89 (m = 180) in one.
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 27, 30, 34, 43, 89, 97, 131, 143, 243, 257,
-           326, 400, 521, 641, 646, 1000, 1155, 2187, 2311, 3079, 3888, 3927, 4096, 4099, 6126,
-           8192, 8198, 12289, 13403, 14371, 16384, 24576, 10007, 16411]
+# 15, 30, 120, 1080, 1155: AVX-512's radix-15 pass first, last and between
+# (15 7 11); 31 and 61: Rader with a 15 as its fused last pass; 67: one-level
+# Bluestein, m = 135 = 9 15, with a 15 as its fused last pass.
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 16, 17, 27, 30, 31, 34, 43, 61, 67, 89, 97, 120,
+           131, 143, 243, 257, 326, 400, 521, 641, 646, 1000, 1080, 1155, 2187, 2311, 3079, 3888,
+           3927, 4096, 4099, 6126, 8192, 8198, 12289, 13403, 14371, 16384, 24576, 10007, 16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext
@@ -92,7 +95,8 @@ def test_every_isa_matches_scipy_in_double(isa):
 
 # 143 = 11 * 13 and 1155 = 3 * 5 * 7 * 11: the odd radices past 5 (pass_odd_fixed),
 # and rows of 143 end in a partial run of pairs.
-@pytest.mark.parametrize("n", [16, 17, 43, 89, 97, 143, 257, 326, 400, 521, 1000, 1155, 2187, 2311,
+@pytest.mark.parametrize("n", [16, 17, 43, 61, 67, 89, 97, 120, 143, 257, 326, 400, 521, 1000, 1080,
+                               1155, 2187, 2311,
                                3079, 3888, 3927, 4099, 6126, 12289, 13403, 14371, 16384, 24576,
                                10007, 16411, 2 ** 20])
 def test_complex32_within_floor(n):

@@ -17,11 +17,11 @@ namespace complexext {
 const IsaKernels& isa() {
   static const IsaKernels kinds[] = {
       {"generic", &cx_generic::lanes, &cx_generic::run_axis_job, &cx_generic::run_ola,
-       &cx_generic::takes_rows, &cx_generic::has_rows},
+       &cx_generic::takes_rows, &cx_generic::has_rows, &cx_generic::takes_radix15},
       {"avx2", &cx_avx2::lanes, &cx_avx2::run_axis_job, &cx_avx2::run_ola,
-       &cx_avx2::takes_rows, &cx_avx2::has_rows},
+       &cx_avx2::takes_rows, &cx_avx2::has_rows, &cx_avx2::takes_radix15},
       {"avx512", &cx_avx512::lanes, &cx_avx512::run_axis_job, &cx_avx512::run_ola,
-       &cx_avx512::takes_rows, &cx_avx512::has_rows},
+       &cx_avx512::takes_rows, &cx_avx512::has_rows, &cx_avx512::takes_radix15},
   };
   static const IsaKernels& chosen = [&]() -> const IsaKernels& {
     int best = 0;

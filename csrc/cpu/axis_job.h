@@ -11,10 +11,11 @@ enum cx_storage { CX_F16 = 0, CX_F32 = 1, CX_F64 = 2 };
 enum cx_kind { CX_C2C = 0, CX_R2C = 1, CX_C2R = 2 };
 
 // The radices of the lane engine's unrolled passes (pass_fixed), which are
-// every radix of a 2,3,5-smooth length's plan: the one list that the lanes'
-// with_smooth_radix dispatches on (Bluestein's fused first and last passes,
-// fft_any) and that fill_bluestein checks Bluestein's inner plan against.
-constexpr int cx_lane_fixed_radices[] = {2, 3, 4, 5, 8, 9, 16};
+// every radix of a 2,3,5-smooth length's plan (15 = 3 x 5 on AVX-512): the
+// one list that the lanes' with_smooth_radix dispatches on (Bluestein's
+// fused first and last passes, fft_any) and that fill_bluestein checks
+// Bluestein's inner plan against.
+constexpr int cx_lane_fixed_radices[] = {2, 3, 4, 5, 8, 9, 15, 16};
 constexpr bool cx_lane_fixed_radix(int R) {
   for (int r : cx_lane_fixed_radices)
     if (r == R) return true;

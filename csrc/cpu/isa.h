@@ -10,6 +10,7 @@
   void run_ola(const cx_ola_job* J, cx_i64 q0, cx_i64 q1, void* acc);        \
   int takes_rows(const cx_axis_job* J);                                      \
   int has_rows();                                                            \
+  int takes_radix15();                                                       \
   }
 CX_DECLARE_ISA(cx_generic)
 CX_DECLARE_ISA(cx_avx2)
@@ -30,6 +31,12 @@ struct IsaKernels {
   // 1 if this instruction set has row kernels at all: the driver fetches
   // the plans only they read (plan_pair, row plans) only then.
   int (*has_rows)();
+  // 1 if the lane engine's cuts merge a 3 and a 5 into one radix-15 pass
+  // (dft15 in lanes_impl.h, lane_radices in plan.cpp): AVX-512 only, as
+  // its butterfly holds 15 complex vectors. With AVX2's 16 registers it
+  // ran 1.69 x slower (Bluestein 4099); the generic build, which is NEON's
+  // on ARM (32 registers), was not measured with it.
+  int (*takes_radix15)();
 };
 
 // The best instruction set this CPU supports, unless COMPLEXEXT_CPU_ISA

@@ -127,11 +127,38 @@ CX_LANE_INLINE static void dft9(cx<T>* v) {
   }
 }
 
+// Radix 15 as 3 x 5 by Good and Thomas (3 and 5 coprime: no twiddles
+// between the two): input j = (5 j1 + 3 j2) mod 15 at row j1, column j2,
+// a DFT-3 down each of the 5 columns, a DFT-5 along each of the 3 rows,
+// and output (k1, k2) to k = (10 k1 + 6 k2) mod 15. One pass where a 3
+// and a 5 took two, and 14 twiddle products a butterfly instead of 5 x 2
+// + 3 x 4. It holds 15 complex vectors, so only the lane engines with 32
+// registers take it (takes_radix15). Loading, twiddling and transforming
+// one column at a time, with each row stored as its DFT-5 ends, spilled
+// less (41 stack references against 208) and measured 1.06-1.10 x slower
+// than this.
+template <typename T, typename S>
+CX_LANE_INLINE static void dft15(cx<T>* v) {
+  cx<T> t[3][5];
+  for (int j2 = 0; j2 < 5; ++j2) {
+    cx<T> q[3];
+    for (int j1 = 0; j1 < 3; ++j1) q[j1] = v[(5 * j1 + 3 * j2) % 15];
+    cx_dft3<T, S>(q);
+    for (int k1 = 0; k1 < 3; ++k1) t[k1][j2] = q[k1];
+  }
+  for (int k1 = 0; k1 < 3; ++k1) {
+    cx_dft5<T, S>(t[k1]);
+    for (int k2 = 0; k2 < 5; ++k2) v[(10 * k1 + 6 * k2) % 15] = t[k1][k2];
+  }
+}
+
 // The butterfly of a fixed-radix pass.
 template <int R, class V, class S>
 CX_LANE_INLINE static void dft_fixed(cx<V>* v, const cx<S>* tw) {
   if constexpr (R == 9)
     dft9<V, S>(v);
+  else if constexpr (R == 15)
+    dft15<V, S>(v);
   else
     cx_dft<V, S>(v, R, tw);
 }
@@ -367,6 +394,7 @@ static cx<V>* stockham(const cx_plan_desc<S>* p, cx<V>* a, cx<V>* b, int first =
       case 5: pass_fixed<5, V, S>(a, b, p->n, ps.ns, tw); break;
       case 8: pass_fixed<8, V, S>(a, b, p->n, ps.ns, tw); break;
       case 9: pass_fixed<9, V, S>(a, b, p->n, ps.ns, tw); break;
+      case 15: pass_fixed<15, V, S>(a, b, p->n, ps.ns, tw); break;
       case 16: pass_fixed<16, V, S>(a, b, p->n, ps.ns, tw); break;
       case 7: pass_odd_fixed<7, V, S>(a, b, p->n, ps.ns, tw, roots); break;
       case 11: pass_odd_fixed<11, V, S>(a, b, p->n, ps.ns, tw, roots); break;
@@ -421,6 +449,14 @@ int takes_rows(const cx_axis_job* J) {
 
 int has_rows() {
 #if defined(CX_ROWS)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+int takes_radix15() {
+#if defined(CX_AVX512)
   return 1;
 #else
   return 0;

@@ -56,13 +56,27 @@ constexpr int kLaneTopRadix = 8;
 // Bluestein 4099 (m = 8640) 0.93, 2053 (4320) 0.92; 1155 and 6126, which
 // have no pair of 3s, 0.99. The plans of top 16 that every executor runs
 // (fill_stockham) keep their 3s: the portable executors run a 9 by
-// cx_dft_odd from the plan's roots. Returns 0 where n is not 13-smooth.
-static int lane_radices(int64_t n, int* radices) {
+// cx_dft_odd from the plan's roots.
+//
+// Where the instruction set takes radix 15 (isa().takes_radix15: AVX-512),
+// a 3 left unpaired and a 5 become one pass of 15 (dft15), except in the
+// row kernels' m (rows), whose buffers sit in L1. AVX-512, one thread, 4
+// Mi values a call, time with 15s / without, 6 rounds side by side:
+// Bluestein 4099 (m = 8640, rows of 1080 = 8 9 15) 0.96, 2053 (4320)
+// 0.97, 1155 = 15 7 11 0.92 (0.91 in L2), rfft 1155 0.97, complex64 1155
+// 0.96, complex128 4099 0.96; level at Rader 241, 1201 and 61; the row
+// kernels' m = 30 and 60 (n = 480, 960) 1.06 and 1.03, so they keep 3 5.
+// Returns 0 where n is not 13-smooth.
+static int lane_radices(int64_t n, int* radices, bool rows = false) {
   const int np = cx_factorize_top(n, kLaneTopRadix, radices);
+  const bool take15 = !rows && isa().takes_radix15();
   int out = 0;
   for (int i = 0; i < np; ++i) {
     if (radices[i] == 3 && i + 1 < np && radices[i + 1] == 3) {
       radices[out++] = 9;
+      ++i;
+    } else if (take15 && radices[i] == 3 && i + 1 < np && radices[i + 1] == 5) {
+      radices[out++] = 15;
       ++i;
     } else {
       radices[out++] = radices[i];
@@ -111,11 +125,11 @@ void fill_stockham(Plan<S>& P, int64_t n) {
 
 // The Stockham passes of n cut for the lane engine (lane_radices): the
 // plans that only run inside another, Bluestein's inner length and the row
-// kernels' m.
+// kernels' m (rows).
 template <class S>
-void fill_lane_cut(Plan<S>& P, int64_t n) {
+void fill_lane_cut(Plan<S>& P, int64_t n, bool rows = false) {
   int radices[CX_MAX_PASSES];
-  fill_passes(P, n, radices, lane_radices(n, radices));
+  fill_passes(P, n, radices, lane_radices(n, radices, rows));
 }
 
 // The row kernels' fields (lane_rowm.h split n = 16*m as m vectors of 16):
@@ -130,7 +144,7 @@ void fill_row(Plan<S>& P) {
   const int64_t m = n / 16;
   auto row = std::make_shared<Plan<S>>();
   row->n = m;
-  fill_lane_cut(*row, m);
+  fill_lane_cut(*row, m, true);
   P.row = row;
   P.row_re.resize(n);
   P.row_im.resize(n);
