@@ -46,11 +46,17 @@ def to_np(t):
 # 3079, 4099, 8198, 10007 and 14371 = 7 * 2053 (its q): Bluestein in two
 # levels, m = R * m2 with R = 5, 8, 9, 9, 8; 89 (m = 180) in one.
 # 15, 30, 120, 1080, 1155: AVX-512's radix-15 pass first, last and between
-# (15 7 11); 31 and 61: Rader with a 15 as its fused last pass; 67: one-level
-# Bluestein, m = 135 = 9 15, with a 15 as its fused last pass.
-LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 16, 17, 27, 30, 31, 34, 43, 61, 67, 89, 97, 120,
-           131, 143, 243, 257, 326, 400, 521, 641, 646, 1000, 1080, 1155, 2187, 2311, 3079, 3888,
-           3927, 4096, 4099, 6126, 8192, 8198, 12289, 13403, 14371, 16384, 24576, 10007, 16411]
+# (15 7 11); 31 and 61: Rader with a 15 as its fused last pass; 59: one-level
+# Bluestein, m = 120 = 8 15, with a 15 as its fused last pass; 67: Rader
+# with an 11 between its fused passes (66 = 2 11 3).
+# The middle pass (the forward transform's last, the filter and the first
+# of the transform back) with the back plan's first and last radices
+# swapped: 101 (Rader, 100 = 4 5 5), 193 (Rader, 192 = 8 8 3), and 2027
+# (two levels, m2 = 512 = 8 8 8, whose back plan is its own).
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 16, 17, 27, 30, 31, 34, 43, 59, 61, 67, 89, 97,
+           101, 120, 131, 143, 193, 243, 257, 326, 400, 521, 641, 646, 1000, 1080, 1155, 2027,
+           2187, 2311, 3079, 3888, 3927, 4096, 4099, 6126, 8192, 8198, 12289, 13403, 14371, 16384,
+           24576, 10007, 16411]
 
 CHECK = r"""
 import json, sys, numpy as np, scipy.fft as sf, torch, complexext

@@ -65,5 +65,11 @@ struct cx_plan_desc {
   // and g^-r mod n, r < n - 1, for a generator g.
   const int* perm_in;
   const int* perm_out;
+  // On the inner plan of a CPU lane-engine Bluestein or Rader cut: the same
+  // length with its first and last radices swapped, which the transform back
+  // runs after the middle pass (pass_middle_times in lane_bluestein.h: the
+  // forward transform's last pass, the filter and the inverse's first pass
+  // in one sweep); this plan itself where those radices are equal.
+  const cx_plan_desc<S>* back;
 };
 #endif

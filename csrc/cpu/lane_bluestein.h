@@ -7,12 +7,11 @@
 // split that runs Bluestein transforms of a factor as its first pass.
 // Included after the passes (pass_fixed, stockham, with_smooth_radix).
 
-// Bluestein's first pass of each of its transforms (ns = 1, no twiddles):
-// x[k * xs] times pre[k] (conjugated when CONJ) for k < lim, zero from lim
-// on (xs = 1 unless STRIDED). The chirp and the zero padding before the
-// forward transform, and the filter before the inverse one, then cost no
-// sweeps of their own.
-template <int R, bool CONJ, bool STRIDED, class V, class S>
+// Bluestein's first pass of its forward transform (ns = 1, no twiddles):
+// x[k * xs] times pre[k] for k < lim, zero from lim on (xs = 1 unless
+// STRIDED). The chirp and the zero padding then cost no sweep of their own;
+// the filter rides on the middle pass (pass_middle_times).
+template <int R, bool STRIDED, class V, class S>
 static void pass_first_times(const cx<V>* __restrict x, cx_i64 xs, cx<V>* __restrict y,
                              cx_i64 m, const cx<S>* tw, const cx<S>* pre, cx_i64 lim) {
   const cx_i64 q = m / R;
@@ -21,12 +20,7 @@ static void pass_first_times(const cx<V>* __restrict x, cx_i64 xs, cx<V>* __rest
     cx<V> v[R];
     for (int r = 0; r < R; ++r) {
       const cx_i64 k = j + r * q;
-      if (k < lim) {
-        const cx<V> t = cx_mul(x[STRIDED ? k * xs : k], pre[k]);
-        v[r] = CONJ ? cx_conj(t) : t;
-      } else {
-        v[r] = cx_make<V>(zero, zero);
-      }
+      v[r] = k < lim ? cx_mul(x[STRIDED ? k * xs : k], pre[k]) : cx_make<V>(zero, zero);
     }
     dft_fixed<R, V, S>(v, tw);
     for (int r = 0; r < R; ++r) y[j * R + r] = v[r];
@@ -49,6 +43,48 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
       if (o < lim) y[o] = cx_mul(cx_conj(v[r]), post[o]);
     }
   }
+}
+
+// The middle of a cyclic convolution, in one sweep: the forward
+// transform's last pass (radix R at ns = m / R, twiddles tw), the products
+// with the filter, conjugated, and the first pass of the transform back
+// (radix R at ns = 1, the inner plan's back, fill_back in plan.cpp), whose
+// step k reads the outputs k + r m / R that the forward pass's step k
+// leaves. Where dc is given, the forward transform's output 0 goes there
+// (Rader's sum of its inputs). One store of the m vectors where the two
+// passes took two.
+template <int R, class V, class S>
+static void pass_middle_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 m,
+                              const cx<S>* tw, const cx<S>* filter, cx<V>* dc) {
+  const cx_i64 q = m / R;
+  for (cx_i64 k = 0; k < q; ++k) {
+    cx<V> v[R];
+    for (int r = 0; r < R; ++r) v[r] = x[k + r * q];
+    cx_apply_twiddles<V, S>(v, R, tw + k * (R - 1));
+    dft_fixed<R, V, S>(v, nullptr);
+    if (dc && k == 0) *dc = v[0];
+    for (int r = 0; r < R; ++r) v[r] = cx_conj(cx_mul(v[r], filter[k + r * q]));
+    dft_fixed<R, V, S>(v, nullptr);
+    for (int r = 0; r < R; ++r) y[k * R + r] = v[r];
+  }
+}
+
+// The forward transform of a cyclic convolution from pass `first` on, its
+// middle (pass_middle_times) and the transform back but for its last pass:
+// p the inner plan, its result in u (a or b); returns where the back
+// transform's passes left theirs (the other of a, b where it has only two).
+template <class V, class S>
+static cx<V>* convolve_middle(const cx_plan_desc<S>* p, cx<V>* u, cx<V>* w, int first, int last,
+                              const cx<S>* filter, cx<V>* dc) {
+  const cx_plan_desc<S>* bk = p->back;
+  const int np = p->npasses;
+  cx<V>* r = stockham<V, S>(p, u, w, first, np - 1);
+  cx<V>* o = r == u ? w : u;
+  const cx_pass& pl = p->passes[np - 1];
+  with_smooth_radix(pl.radix, [&](auto R) {
+    pass_middle_times<decltype(R)::value, V, S>(r, o, p->n, p->tw + pl.tw, filter, dc);
+  });
+  return stockham<V, S>(bk, o, r, 1, last);
 }
 
 // Two levels (p->bluestein == 3, m = R * m2, fill_blocked_bluestein): the
@@ -101,8 +137,6 @@ static cx<V>* bluestein_blocked(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64
   const cx_plan_desc<S>* in = p->inner;
   const cx_i64 n = p->n, m2 = in->n;
   const int R = p->passes[0].radix;
-  const cx_pass& p0 = in->passes[0];
-  const cx<S>* tw0 = in->tw + p0.tw;
   with_smooth_radix(R, [&](auto r) {
     pass_dif_times<decltype(r)::value, STRIDED, V, S>(x, xs, b, m2, p->tw, p->chirp, n);
   });
@@ -110,13 +144,7 @@ static cx<V>* bluestein_blocked(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64
   for (int k1 = 0; k1 < R; ++k1) {
     cx<V>* u = b + k1 * m2;
     cx<V>* w = a + k1 * m2;
-    cx<V>* r = stockham<V, S>(in, u, w);
-    cx<V>* o = r == u ? w : u;
-    with_smooth_radix(p0.radix, [&](auto r0) {
-      pass_first_times<decltype(r0)::value, true, false, V, S>(r, 1, o, m2, tw0,
-                                                              p->filter + k1 * m2, m2);
-    });
-    s = stockham<V, S>(in, o, r, 1) == u ? b : a;
+    s = convolve_middle<V, S>(in, u, w, 0, -1, p->filter + k1 * m2, nullptr) == u ? b : a;
   }
   cx<V>* t = y ? y : s == b ? a : b;
   with_smooth_radix(R, [&](auto r) {
@@ -166,22 +194,19 @@ template <bool STRIDED, class V, class S>
 static cx<V>* rader(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* a, cx<V>* b,
                     cx<V>* y) {
   const cx_plan_desc<S>* in = p->inner;
+  const cx_plan_desc<S>* bk = in->back;
   const cx_i64 L = in->n;
   const int np = in->npasses;
-  const cx_pass &p0 = in->passes[0], &pl = in->passes[np - 1];
-  const cx<S>*tw0 = in->tw + p0.tw, *twl = in->tw + pl.tw;
+  const cx_pass &p0 = in->passes[0], &pl = bk->passes[np - 1];
+  const cx<S>* twl = bk->tw + pl.tw;
   const cx<V> x0 = x[0];
   with_smooth_radix(p0.radix, [&](auto R) {
     pass_first_perm<decltype(R)::value, STRIDED, V, S>(x, xs, b, L, p->perm_in);
   });
-  cx<V>* r = stockham<V, S>(in, b, a, 1);
-  const cx<V> sum = x0 + r[0];
-  cx<V>* o = r == a ? b : a;
-  with_smooth_radix(p0.radix, [&](auto R) {
-    pass_first_times<decltype(R)::value, true, false, V, S>(r, 1, o, L, tw0, p->filter, L);
-  });
-  cx<V>* s = stockham<V, S>(in, o, r, 1, np - 1);
-  cx<V>* t = y ? y : s == o ? r : o;
+  cx<V> dc;
+  cx<V>* s = convolve_middle<V, S>(in, b, a, 1, np - 1, p->filter, &dc);
+  const cx<V> sum = x0 + dc;
+  cx<V>* t = y ? y : s == a ? b : a;
   with_smooth_radix(pl.radix, [&](auto R) {
     pass_last_perm<decltype(R)::value, V, S>(s, t, L, twl, p->perm_out, x0);
   });
@@ -193,11 +218,13 @@ static cx<V>* rader(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<V>* 
 // around the inner Stockham plan:
 //   a = x * chirp, zero-padded to m;  A = DFT(a) * filter
 //   X = chirp * conj(DFT(conj(A)))    (an inverse DFT by conjugation)
-// The products ride on the first and last passes (pass_first_times,
+// The chirp products ride on the first and last passes (pass_first_times,
 // pass_last_times), and the inverse's last pass stores only the n outputs:
 // four sweeps of the m-vector buffers fewer (AVX2, 1 thread, m = 8640 with
 // 8 rows a group, 553 KiB a buffer, beyond L2: 4099 1.07 x, 2053 1.05 x,
-// 6126 1.07 x, 10007 1.11 x, rfft 6126 1.08 x). fill_bluestein checks that
+// 6126 1.07 x, 10007 1.11 x, rfft 6126 1.08 x). The filter rides on the
+// middle pass (pass_middle_times, convolve_middle), one sweep fewer again;
+// its back plan (d.back) is the inner plan's. fill_bluestein checks that
 // the inner plan has the shape this needs: two passes or more, each of a
 // radix with_smooth_radix takes (m is 2,3,5-smooth).
 //
@@ -213,21 +240,13 @@ static cx<V>* bluestein(const cx_plan_desc<S>* p, const cx<V>* x, cx_i64 xs, cx<
   const cx_i64 n = p->n, m = p->m;
   const cx_plan_desc<S>* in = p->inner;
   const int np = in->npasses;
-  const cx_pass &p0 = in->passes[0], &pl = in->passes[np - 1];
-  const cx<S>*tw0 = in->tw + p0.tw, *twl = in->tw + pl.tw;
-  const auto first = [&](auto conj, auto strided, const cx<V>* u, cx<V>* w, const cx<S>* pre,
-                         cx_i64 lim) {
-    with_smooth_radix(p0.radix, [&](auto R) {
-      pass_first_times<decltype(R)::value, decltype(conj)::value != 0,
-                       decltype(strided)::value != 0, V, S>(u, xs, w, m, tw0, pre, lim);
-    });
-  };
-  first(fixed_int<0>(), fixed_int<STRIDED>(), x, b, p->chirp, n);
-  cx<V>* r = stockham<V, S>(in, b, a, 1);
-  cx<V>* o = r == a ? b : a;
-  first(fixed_int<1>(), fixed_int<0>(), r, o, p->filter, m);
-  cx<V>* s = stockham<V, S>(in, o, r, 1, np - 1);
-  cx<V>* t = y ? y : s == o ? r : o;
+  const cx_pass &p0 = in->passes[0], &pl = in->back->passes[np - 1];
+  const cx<S>*tw0 = in->tw + p0.tw, *twl = in->back->tw + pl.tw;
+  with_smooth_radix(p0.radix, [&](auto R) {
+    pass_first_times<decltype(R)::value, STRIDED, V, S>(x, xs, b, m, tw0, p->chirp, n);
+  });
+  cx<V>* s = convolve_middle<V, S>(in, b, a, 1, np - 1, p->filter, nullptr);
+  cx<V>* t = y ? y : s == a ? b : a;
   with_smooth_radix(pl.radix, [&](auto R) {
     pass_last_times<decltype(R)::value, V, S>(s, t, m, twl, p->chirp, n);
   });

@@ -178,6 +178,33 @@ void fill_lane(Plan<S>& P) {
   P.d.lane = &lane->d;
 }
 
+// The inner plan's transform back (d.back) for the lane engine's Bluestein
+// and Rader cuts: its radices with the first and last swapped. The forward
+// transform's last pass, of radix R at ns = n / R, leaves the outputs
+// k + r n / R of its step k where the back transform's first pass, of the
+// same R at ns = 1, reads those of its step k; so the two, with the filter
+// between them, run as one sweep (pass_middle_times in lane_bluestein.h),
+// and the back transform's last radix stays the forward one's first, which
+// Rader needs to be a fixed radix. Its first pass runs fused, so it gets no
+// tables.
+template <class S>
+void fill_back(Plan<S>& P) {
+  const cx_plan_desc<S>& d = P.d;
+  const int np = d.npasses;
+  if (np < 2 || d.passes[0].radix == d.passes[np - 1].radix) {
+    P.d.back = &P.d;
+    return;
+  }
+  int radices[CX_MAX_PASSES];
+  for (int i = 0; i < np; ++i) radices[i] = d.passes[i].radix;
+  std::swap(radices[0], radices[np - 1]);
+  auto B = std::make_shared<Plan<S>>();
+  B->n = d.n;
+  fill_passes(*B, d.n, radices, np, 1);
+  P.back = B;
+  P.d.back = &B->d;
+}
+
 // y[k] = sum_j x[j s] w^(jk), w = exp(-2 pi i / n), in double: recursive
 // decimation in time over n's smallest prime factor p (n / p-point DFTs of
 // the p decimated sequences, then p-point butterflies with twiddles),
@@ -258,6 +285,7 @@ void fill_bluestein(Plan<S>& P, int64_t n) {
     }
     TORCH_CHECK(fused, "complexext: Bluestein length ", m, " for ", n,
                 " has passes the fused products do not take");
+    fill_back(*inner);
     P.inner = inner;
   }
   P.d.bluestein = 1;
@@ -306,6 +334,7 @@ void fill_rader(Plan<S>& P) {
   auto sub = std::make_shared<Plan<S>>();
   sub->n = L;
   fill_passes(*sub, L, radices, np);
+  fill_back(*sub);
   // g: the least generator of the multiplicative group mod n (g^(L/f) != 1
   // for every prime f | L).
   auto pow_mod = [n](int64_t b, int64_t e) {
@@ -382,8 +411,10 @@ void fill_blocked_bluestein(Plan<S>& P) {
   auto sub = std::make_shared<Plan<S>>();
   sub->n = m2;
   fill_lane_cut(*sub, m2);
-  TORCH_CHECK(sub->d.npasses >= 2 && cx_lane_fixed_radix(sub->d.passes[0].radix),
+  TORCH_CHECK(sub->d.npasses >= 2 && cx_lane_fixed_radix(sub->d.passes[0].radix) &&
+                  cx_lane_fixed_radix(sub->d.passes[sub->d.npasses - 1].radix),
               "complexext: no two-level Bluestein plan of ", m, " for ", n);
+  fill_back(*sub);
   L->inner = sub;
   L->tw.resize(m2 * (R - 1));
   for (int64_t i2 = 0; i2 < m2; ++i2)

@@ -34,6 +34,7 @@ struct Plan {
   std::vector<S> row_re, row_im;          // exp(-2*pi*i*b*c/n), [c < m][b < 16]
   std::shared_ptr<const Plan<S>> lane;    // n cut for the lane engine (d.lane)
   std::vector<int> perm;                  // Rader's input, then output order (d.perm_*)
+  std::shared_ptr<const Plan<S>> back;    // first and last radices swapped (d.back)
 };
 
 // exp(-2*pi*i*k/n) for k <= n/2 (the even real-transform twiddles): w as
