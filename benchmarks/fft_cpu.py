@@ -310,8 +310,8 @@ def main():
         ms = lambda keys: cells(f"{t[k] * 1e3:.2f}" for k in keys)  # noqa: E731
         print(f"{label} | {ms(out_keys)} | {ms(alloc_keys)} | {ms(copy_keys)} | {diff:>7.1e}",
               flush=True)
-    print(f"diff: relative RMS difference between the complexext and the upcast complex32 "
-          f"results;\n      both round an fp32 result once, so they agree far below the 2e-4 floor")
+    print("diff: relative RMS difference between the complexext and the upcast complex32 "
+          "results;\n      both round an fp32 result once, so they agree far below the 2e-4 floor")
 
     # table 2: ratios
     ratio_head = f"{dc} / {cx}"
