@@ -32,8 +32,8 @@ def to_np(t):
 
 
 # One length per plan kind: radix 2/4/8, 3/5, generic odd 7/11/13, lane
-# Bluestein (17, 97, 4099, and 10007 with its m = 20250 past the lane
-# lengths), lane plans up to 2^14, four-step (3*2^13, 2^20) and Bluestein
+# Bluestein (17, 97, 4099, and 10007 with its m = 20250, 20480 on AVX-512,
+# past the lane lengths), lane plans up to 2^14, four-step (3*2^13, 2^20) and Bluestein
 # around a four-step plan (the prime 16411).
 # 9, 27, 243, 2187, 3888 = 16 * 243: the radix-9 passes of AVX2's cuts
 # 34, 646 = 2 * 323, 3927 = 231 * 17, 6126 = 6 * 1021, 13403 = 13 * 1031:
@@ -44,7 +44,8 @@ def to_np(t):
 # 96, 2*5*13, 256, 8*5*13, 640, 2*3*5*7*11, 3*4096: the radices past 9
 # between the fused passes); 34, 326 and 3927 run it on their q.
 # 3079, 4099, 8198, 10007 and 14371 = 7 * 2053 (its q): Bluestein in two
-# levels, m = R * m2 with R = 5, 8, 9, 9, 8; 89 (m = 180) in one.
+# levels, m = R * m2 with R = 5, 8, 9, 9, 8 (8, 8, 9, 8, 8 on AVX-512, whose
+# m is chosen by cost: CUT below); 89 (m = 180) in one.
 # 15, 30, 120, 1080, 1155: AVX-512's radix-15 pass first, last and between
 # (15 7 11); 31 and 61: Rader with a 15 as its fused last pass; 59: one-level
 # Bluestein, m = 120 = 8 15, with a 15 as its fused last pass; 67: Rader
@@ -118,25 +119,33 @@ def test_complex32_within_floor(n):
 
 # n -> the lane engine's cut (_lane_cut): [q of the split n = c * q (c
 # Bluestein or Rader transforms of q, then c's passes), else 0; L = n - 1
-# (q - 1) where Rader transforms n (q), else 0; R where Bluestein's
-# transforms of m (q's m) run in two levels, m = R * m2, else 0]. The
+# (q - 1) where Rader transforms n (q), else 0; R and m where Bluestein's
+# transforms of m (q's m) run in two levels, m = R * m2, else 0 and 0]. The
 # split is taken where c >= 3, where Rader transforms q, or where q pads no
 # worse than n; 8198 = 2 * 4099 stays whole (m = 16875 = 2.058 n against
 # q's 8640 = 2.108 q). Rader needs n prime and n - 1 13-smooth with two
 # factors among the fixed radices (23: 2 * 11 and 29: 4 * 7 have one). Two
 # levels where the lane engine's two buffers of m vectors are past 64 KiB,
 # R the first of 8, 9, 5, 4, 3, 2 that divides m; at 89 (m = 180) they are
-# within it on every instruction set. The same on every instruction set.
-CUT = {514: [257, 256, 0], 43: [0, 42, 0], 89: [0, 0, 0], 131: [0, 130, 0], 257: [0, 256, 0],
-       326: [163, 162, 0], 641: [0, 640, 0], 1021: [0, 0, 8],
-       2053: [0, 0, 8], 2311: [0, 2310, 0], 3079: [0, 0, 5], 10185: [97, 96, 0],
-       4099: [0, 0, 8], 6126: [1021, 0, 8], 8198: [0, 0, 9], 10007: [0, 0, 9],
-       12289: [0, 12288, 0], 12297: [4099, 0, 8], 13403: [1031, 0, 8], 14371: [2053, 0, 8],
-       23: [0, 0, 0], 29: [0, 0, 0], 4096: [0, 0, 0], 1155: [0, 0, 0], 2 * 16411: [0, 0, 0]}
+# within it on every instruction set. m is the smallest 2,3,5-smooth length
+# >= 2n - 1, but on AVX-512, where blocked_length takes one up to 7 % longer
+# whose passes cost less (CUT_AVX512).
+CUT = {514: [257, 256, 0, 0], 43: [0, 42, 0, 0], 89: [0, 0, 0, 0], 131: [0, 130, 0, 0],
+       257: [0, 256, 0, 0], 326: [163, 162, 0, 0], 641: [0, 640, 0, 0], 1021: [0, 0, 8, 2048],
+       2053: [0, 0, 8, 4320], 2311: [0, 2310, 0, 0], 3079: [0, 0, 5, 6250], 10185: [97, 96, 0, 0],
+       4099: [0, 0, 8, 8640], 6126: [1021, 0, 8, 2048], 8198: [0, 0, 9, 16875],
+       10007: [0, 0, 9, 20250], 12289: [0, 12288, 0, 0], 12297: [4099, 0, 8, 8640],
+       13403: [1031, 0, 8, 2160], 14371: [2053, 0, 8, 4320], 23: [0, 0, 0, 0], 29: [0, 0, 0, 0],
+       4096: [0, 0, 0, 0], 1155: [0, 0, 0, 0], 2 * 16411: [0, 0, 0, 0]}
+# AVX-512: 3079 (6400 = 8 * 800 against 6250 = 5 * 1250), 10007 (20480 = 8 * 2560 against
+# 20250 = 9 * 2250) and 13403's q = 1031 (2304 against 2160); 2053, 4099, 1021 and 8198 keep
+# theirs.
+CUT_AVX512 = {3079: [0, 0, 8, 6400], 10007: [0, 0, 8, 20480], 13403: [1031, 0, 8, 2304]}
 
 
 def test_lane_cut_by_length():
-    assert {n: list(ops._lane_cut(n)) for n in CUT} == CUT
+    want = {**CUT, **(CUT_AVX512 if ops.cpu_isa() == "avx512" else {})}
+    assert {n: list(ops._lane_cut(n)) for n in want} == want
     with pytest.raises(RuntimeError, match="_lane_cut: n must be >= 1"):
         ops._lane_cut(0)
 

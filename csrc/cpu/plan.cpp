@@ -397,14 +397,86 @@ void fill_rader(Plan<S>& P) {
 // within noise at 131 (m = 288, one level) and 257 (540, two).
 constexpr int64_t kBlockedBluesteinBytes = 64 << 10;
 
+// The outer radix of the two levels: the first of 8, 9, 5, 4, 3, 2 that
+// divides m.
+int blocked_radix(int64_t m) {
+  for (int r : {8, 9, 5, 4, 3, 2})
+    if (m % r == 0) return r;
+  return 1;
+}
+
+// The cost of the two levels' sweeps for a convolution of length m, in
+// vector-sweeps weighted by radix: the outer radix R's two sweeps of m
+// (1.25 x, as they leave L2) and, for m2 = m / R, the forward transform,
+// the middle pass and the transform back, each pass a sweep of m2 for each
+// of the R rows. The weights, time a vector a pass against a radix-8 one,
+// are AVX-512's (one thread), fitted to 13 pairs of Bluestein lengths timed
+// side by side (docs/measurements.md).
+double blocked_cost(int64_t m) {
+  auto weight = [](int r) {
+    switch (r) {
+      case 2: return 1.2;
+      case 3: return 0.8;
+      case 4: return 0.85;
+      case 5: return 0.9;
+      case 9: return 1.3;
+      case 15: return 2.0;
+      default: return 1.0;
+    }
+  };
+  const int R = blocked_radix(m);
+  int radices[CX_MAX_PASSES];
+  const int np = lane_radices(m / R, radices);
+  double sweeps = 2 * 1.25 * weight(R) - weight(radices[np - 1]);
+  for (int i = 0; i < np; ++i) sweeps += 2 * weight(radices[i]);
+  return (double)m * sweeps;
+}
+
+// Bluestein's length m for the two levels, m0 its smallest (the plan's
+// d.m): the 2,3,5-smooth length up to 7 % past m0 of the least
+// blocked_cost, where that is at most 0.93 x m0's; m0 on instruction sets
+// other than AVX-512, whose weights were not measured. AVX-512, one
+// thread, 4 Mi values, time with the length chosen / m0, medians of 6
+// rounds side by side: 10007 (20480 against 20250) 0.84, rfft 0.87; 3079
+// (6400, 6250) 0.89; 1237 (2560, 2500) 0.89; 599 (1215, 1200) 0.89; 1999
+// (4096, 4000) 0.90; 1307 (2880, 2700) 0.92; 2531 (5184, 5120) 0.93; 1031
+// (2304, 2160) 0.96; 9619 (20480, 19440) 0.95. Kept at m0: 4099, 1021,
+// 8198; 2053, whose 4608 (a cost of 0.945) measured 0.99, and 1.015 as
+// the q of 14371 = 7 * 2053; 509 (1080 against 1024 measured 1.04), 5003
+// (10935 against 10125 1.04) and 8209 (18432, 9 % past m0, 1.05), which
+// the weights were fitted to leave.
+int64_t blocked_length(int64_t m0) {
+  if (!isa().takes_radix15()) return m0;
+  const double c0 = blocked_cost(m0);
+  int64_t best = m0;
+  double cost = c0;
+  for (int64_t m = m0 + 1; m <= m0 + m0 * 7 / 100; ++m) {
+    if (cx_next_smooth(m) != m) continue;
+    const double c = blocked_cost(m);
+    if (c < cost) {
+      best = m;
+      cost = c;
+    }
+  }
+  return cost <= 0.93 * c0 ? best : m0;
+}
+
 template <class S>
 void fill_blocked_bluestein(Plan<S>& P) {
-  const int64_t n = P.d.n, m = P.d.m;
+  const int64_t n = P.d.n;
   const int64_t lane_bytes = 2 * (int64_t)sizeof(S) * isa().lanes(sizeof(S) == 8);
-  if (P.large || P.d.lane || 2 * m * lane_bytes <= kBlockedBluesteinBytes) return;
-  int R = 0;
-  for (int r : {8, 9, 5, 4, 3, 2})
-    if (R == 0 && m % r == 0) R = r;
+  if (P.large || P.d.lane || 2 * P.d.m * lane_bytes <= kBlockedBluesteinBytes) return;
+  const int64_t m = blocked_length(P.d.m);
+  // The filter of m where it is not the plan's own (the chirp is n's).
+  std::vector<cx<S>> filter_m;
+  if (m != P.d.m) {
+    std::vector<cx<double>> c, B;
+    bluestein_tables_of(n, m, c, B);
+    filter_m.resize(m);
+    for (int64_t k = 0; k < m; ++k) filter_m[k] = round_to<S>(B[k]);
+  }
+  const cx<S>* filter = m != P.d.m ? filter_m.data() : P.filter.data();
+  const int R = blocked_radix(m);
   const int64_t m2 = m / R;
   auto L = std::make_shared<Plan<S>>();
   L->n = n;
@@ -421,7 +493,7 @@ void fill_blocked_bluestein(Plan<S>& P) {
     for (int k1 = 1; k1 < R; ++k1) L->tw[i2 * (R - 1) + k1 - 1] = round_to<S>(root(i2 * k1, m));
   L->filter.resize(m);
   for (int k1 = 0; k1 < R; ++k1)
-    for (int64_t k2 = 0; k2 < m2; ++k2) L->filter[k1 * m2 + k2] = P.filter[k1 + R * k2];
+    for (int64_t k2 = 0; k2 < m2; ++k2) L->filter[k1 * m2 + k2] = filter[k1 + R * k2];
   L->d.n = n;
   L->d.m = m;
   L->d.npasses = 1;
@@ -435,6 +507,7 @@ void fill_blocked_bluestein(Plan<S>& P) {
   L->d.work = m;
   P.lane = L;
   P.d.lane = &L->d;
+  P.d.work = std::max(P.d.work, m);
 }
 
 // Whether fill_split_bluestein's cut pays for n = c * q, m = n's own

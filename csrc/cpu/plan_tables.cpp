@@ -75,8 +75,9 @@ std::vector<int64_t> plan_shape(int64_t n) {
 // The CPU lane engine's cut of n, for the tests: {q where it splits
 // n = c * q into c Bluestein transforms of q (fill_split_bluestein), else 0;
 // L = n - 1 (q - 1 in a split) where Rader transforms n (q) with two
-// transforms of L (fill_rader), else 0; R where Bluestein's transforms of
-// m run in two levels, m = R * m2 (fill_blocked_bluestein), else 0}.
+// transforms of L (fill_rader), else 0; R and m where Bluestein's
+// transforms of m run in two levels, m = R * m2 (fill_blocked_bluestein,
+// m chosen by blocked_length), else 0 and 0}.
 std::vector<int64_t> lane_cut(int64_t n) {
   TORCH_CHECK(n >= 1, "_lane_cut: n must be >= 1, got ", n);
   const auto P = get_plan<float>(n);
@@ -87,8 +88,9 @@ std::vector<int64_t> lane_cut(int64_t n) {
     d = d->lane->inner;
   }
   const cx_plan_desc<float>* L = d->lane;
+  const bool two = L && L->bluestein == 3;
   return {q, L && L->bluestein == 4 ? (int64_t)L->inner->n : 0,
-          L && L->bluestein == 3 ? (int64_t)L->passes[0].radix : 0};
+          two ? (int64_t)L->passes[0].radix : 0, two ? (int64_t)L->m : 0};
 }
 
 }  // namespace
