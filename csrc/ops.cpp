@@ -79,8 +79,9 @@ TORCH_LIBRARY(complexext, m) {
   // for the Metal planner: [Bluestein's length m (0 when n has no prime factor
   // above 13), n1 of the four-step split n = n1 * n2, n's largest prime factor].
   m.def("_plan_shape(int n) -> int[]");
-  // q where the CPU lane engine cuts n = c * q into c Bluestein transforms
-  // of q and c's passes (csrc/cpu/plan.cpp), else 0 (tests only).
+  // The CPU lane engine's cut of n (csrc/cpu/plan_convolution.cpp): q of a
+  // split n = c * q, Rader's n - 1, and the two levels' R and m, each 0
+  // where not taken (tests only; plan_tables.cpp).
   m.def("_lane_cut(int n) -> int[]");
 
   // Tests only (csrc/emulation/block_emulation.cpp): the CUDA ops' code run on the

@@ -190,12 +190,25 @@ def test_csrc_include_check_can_fail():
     assert csrc_violations("cuda", '#include "../plan/host_plans.h"\n') == []
 
 
-def test_plan_tables_call_no_executor():
-    """Strategy and execution apart from the plan tables: plan.cpp builds the
-    tables (Bluestein's filter spectrum by its own double-precision DFT) and
-    includes no executor; the executors include the plans, not the reverse."""
-    text = (CSRC / "cpu" / "plan.cpp").read_text()
+PLAN_FILES = ("plan.cpp", "plan_convolution.cpp", "plan_fill.h")
+
+
+@pytest.mark.parametrize("name", PLAN_FILES)
+def test_plan_tables_call_no_executor(name):
+    """Strategy and execution apart from the plan tables: plan.cpp and
+    plan_convolution.cpp build the tables (Bluestein's filter spectrum by its
+    own double-precision DFT) and include no executor; the executors include
+    the plans, not the reverse."""
+    text = (CSRC / "cpu" / name).read_text()
     includes = [line.split('"')[1] for line in text.splitlines()
                 if line.startswith("#include \"")]
     assert not {"axis.h", "axis_job.h", "four_step.h"} & set(includes), includes
     assert "run_job(" not in text
+
+
+def test_plan_fill_is_private_to_the_plan_builders():
+    """plan_fill.h, the builders' shared pieces, is included by plan.cpp and
+    plan_convolution.cpp only."""
+    users = sorted(p.name for p in CSRC.rglob("*") if p.is_file() and p.suffix in
+                   (".h", ".cpp", ".cu", ".cuh", ".mm") and '"plan_fill.h"' in p.read_text())
+    assert users == ["plan.cpp", "plan_convolution.cpp"]

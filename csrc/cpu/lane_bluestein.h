@@ -48,9 +48,9 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
 // The middle of a cyclic convolution, in one sweep: the forward
 // transform's last pass (radix R at ns = m / R, twiddles tw), the products
 // with the filter, conjugated, and the first pass of the transform back
-// (radix R at ns = 1, the inner plan's back, fill_back in plan.cpp), whose
-// step k reads the outputs k + r m / R that the forward pass's step k
-// leaves. Where dc is given, the forward transform's output 0 goes there
+// (radix R at ns = 1, the inner plan's back: fill_back in
+// plan_convolution.cpp), whose step k reads the outputs k + r m / R that
+// the forward pass's step k leaves. Where dc is given, the forward transform's output 0 goes there
 // (Rader's sum of its inputs). One store of the m vectors where the two
 // passes took two.
 template <int R, class V, class S>
