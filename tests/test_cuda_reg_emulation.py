@@ -160,7 +160,7 @@ def test_too_little_shared_memory_leaves_the_register_kernel_out():
     check(got, sf.fft(to_numpy(x), axis=1), torch.complex64)
 
 
-# ---- lengths above 16384: two register passes (cx_reg_fft.h, "two passes") ----------
+# ---- lengths above 16384: two register passes (cx_reg_parts.h, "two passes") --------
 # L = n1 x n2: pass 1 transforms the n2 columns of n1 values (a tile of
 # neighbouring columns) and twiddles them into a work buffer of the compute
 # type; pass 2 reads the work rows flat and writes the output transposed.
@@ -261,7 +261,7 @@ def test_two_passes_leave_what_they_cannot_take():
     assert counters()["launches"] == 1  # pass 1 only
 
 
-# ---- Bluestein in one kernel (cx_reg_fft.h, "Bluestein") ------------------------------
+# ---- Bluestein in one kernel (cx_reg_parts.h, "Bluestein") ----------------------------
 # A length without a register plan (a prime factor above 13), up to 2048:
 # both FFTs of the power of two N >= 2n - 1 in registers, the chirp computed
 # from j^2 mod 2n, its spectrum read from the plan's table (L2-resident).

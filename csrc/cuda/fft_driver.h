@@ -258,7 +258,7 @@ bool run_reg_job(E& ex, const cx_block_job<S>& J, int ti, int to, int pad = 0, i
   return true;
 }
 
-// A c2c of a length L above 16384 in two register passes (cx_reg_fft.h,
+// A c2c of a length L above 16384 in two register passes (cx_reg_parts.h,
 // "two passes"; the split from cx_reg_split_host): pass 1 reads the input
 // once as tiles of neighbouring columns and writes the twiddled columns
 // in place into a work buffer of the compute type (fp32 or fp64, so the
@@ -415,7 +415,7 @@ bool run_reg_split(E& ex, const cx_block_job<S>& J, int ti, int to,
 
 // A c2c of a length without a register plan (a prime factor above 13),
 // up to 8192, by Bluestein's algorithm in one register kernel
-// (CX_REG_BLUESTEIN, cx_reg_fft.h): the row read once and written once,
+// (CX_REG_BLUESTEIN, cx_reg_parts.h): the row read once and written once,
 // both FFTs of P.reg_m in registers, the chirp computed, its spectrum read
 // from the plan's table. A unit-stride axis on both sides, at most two
 // batch dims; false, with nothing launched, otherwise.
