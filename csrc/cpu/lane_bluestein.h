@@ -50,9 +50,9 @@ static void pass_last_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i
 // with the filter, conjugated, and the first pass of the transform back
 // (radix R at ns = 1, the inner plan's back: fill_back in
 // plan_convolution.cpp), whose step k reads the outputs k + r m / R that
-// the forward pass's step k leaves. Where dc is given, the forward transform's output 0 goes there
-// (Rader's sum of its inputs). One store of the m vectors where the two
-// passes took two.
+// the forward pass's step k leaves. Where dc is given, the forward
+// transform's output 0 goes there (Rader's sum of its inputs). One store of
+// the m vectors where the two passes took two.
 template <int R, class V, class S>
 static void pass_middle_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx_i64 m,
                               const cx<S>* tw, const cx<S>* filter, cx<V>* dc) {
@@ -69,10 +69,11 @@ static void pass_middle_times(const cx<V>* __restrict x, cx<V>* __restrict y, cx
   }
 }
 
-// The forward transform of a cyclic convolution from pass `first` on, its
-// middle (pass_middle_times) and the transform back but for its last pass:
-// p the inner plan, its result in u (a or b); returns where the back
-// transform's passes left theirs (the other of a, b where it has only two).
+// The forward transform of a cyclic convolution from pass `first` on (its
+// earlier passes done, their result in u), its middle (pass_middle_times),
+// and the passes 1 to last - 1 of the transform back (p->back; last = -1:
+// to its end), in the two buffers u and w of the inner plan p's length;
+// returns the one, u or w, that holds the result.
 template <class V, class S>
 static cx<V>* convolve_middle(const cx_plan_desc<S>* p, cx<V>* u, cx<V>* w, int first, int last,
                               const cx<S>* filter, cx<V>* dc) {
