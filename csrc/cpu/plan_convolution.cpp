@@ -277,15 +277,15 @@ static double blocked_cost(int64_t m) {
 // d.m): the 2,3,5-smooth length up to 7 % past m0 of the least
 // blocked_cost, where that is at most 0.93 x m0's; m0 on instruction sets
 // other than AVX-512, whose weights were not measured. AVX-512, one
-// thread, 4 Mi values, time with the length chosen / m0, medians of 6
-// rounds side by side: 10007 (20480 against 20250) 0.84, rfft 0.87; 3079
-// (6400, 6250) 0.89; 1237 (2560, 2500) 0.89; 599 (1215, 1200) 0.89; 1999
-// (4096, 4000) 0.90; 1307 (2880, 2700) 0.92; 2531 (5184, 5120) 0.93; 1031
-// (2304, 2160) 0.96; 9619 (20480, 19440) 0.95. Kept at m0: 4099, 1021,
-// 8198; 2053, whose 4608 (a cost of 0.945) measured 0.99, and 1.015 as
-// the q of 14371 = 7 * 2053; 509 (1080 against 1024 measured 1.04), 5003
-// (10935 against 10125 1.04) and 8209 (18432, 9 % past m0, 1.05), which
-// the weights were fitted to leave.
+// thread, 4 Mi values, time with the length chosen / with m0, medians of
+// 6-8 rounds side by side: 997 (2048 against 2000) 0.82, 599 (1280, 1200)
+// 0.83, 1237 (2560, 2500) 0.83, 10007 (20480, 20250) 0.84 (rfft 0.87),
+// 1999 (4096, 4000) 0.85, 3079 (6400, 6250) 0.89, 1307 (2880, 2700)
+// 0.94, 2531 (5184, 5120), 9619 (20480, 19440) and 1031 (2304, 2160)
+// 0.96, 1741 (3840, 3600) 0.975, 5197 (11520, 10800) 0.98, 5003 (10240,
+// 10125) 0.99, 13403 = 13 * 1031 1.00. Kept at m0: 4099, 1021, 8198,
+// 8209, 509; and 2053, whose 4608 (a cost of 0.945) measured 0.99, and
+// 1.015 as the q of 14371 = 7 * 2053.
 static int64_t blocked_length(int64_t m0) {
   if (!isa().takes_radix15()) return m0;
   const double c0 = blocked_cost(m0);
