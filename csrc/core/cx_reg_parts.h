@@ -76,7 +76,7 @@ CX_FN void cx_reg_write_with_end(const CX_PRIVATE cx<S>* v, int t, cx<S> extra,
 //          stored as a tile of neighbouring k (adjacent in X, N1 apart along m).
 // Along a strided axis whose batch rows b lie adjacent, the tiles run across
 // b instead: pass 1 on rows (q, b) (tw_outer) stores Y[k][q][b], and pass 2
-// is a plain column tile (CX_REG_COLUMNS) over rows (k, b) (fft_driver.h).
+// is a plain column tile (CX_REG_COLUMNS) over rows (k, b) (fft_driver_reg.h).
 // The twiddle of element k = t + T*b + (N/R)*r of the last pass's slot
 // b + r*B: w^(q t) * (w^(q T))^b * (w^(q N/R))^r, three sincospi a thread and
 // the powers by products in trees (depth log2 of B and of R), every angle

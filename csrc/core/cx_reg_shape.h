@@ -78,7 +78,7 @@ CX_CFN bool cx_reg_split_has(int n) {
   return false;
 }
 // Whether storage types Ti -> To occur in MODE: pass 1 of two writes the
-// work buffer in the compute type S, pass 2 reads it (fft_driver.h).
+// work buffer in the compute type S, pass 2 reads it (fft_driver_reg.h).
 template <class A, class B>
 struct cx_reg_same_t {
   static constexpr bool value = false;

@@ -60,7 +60,7 @@ struct GpuPlan {
   int64_t m = 0, chirp = 0, filter = 0;  // kBluesteinFourStep
   int64_t rtw = -1;     // real_even: exp(-2 pi i k / n), k <= n/2
   // Bluestein on the register kernel of reg_m (a c2c length without a
-  // register plan, up to 8192; fft_driver.h, run_reg_bluestein): the
+  // register plan, up to 2048; fft_driver_reg.h, run_reg_bluestein): the
   // spectrum of the chirp at reg_m, 1/reg_m included. 0 / -1: none.
   int64_t reg_m = 0, reg_filter = -1;
   std::vector<cx<S>> table;
