@@ -13,7 +13,8 @@
 #              the CPU emulation of the register kernels at a few lengths
 #              (COMPLEXEXT_REG_EMU_FEW=1: CI runs the whole of it; on the
 #              device it only costs build minutes)
-#   tests      pytest -m cuda over tests/, then tests/test_cuda_device.py
+#   tests      tests/test_cuda_device.py, then pytest -m cuda over tests/
+#              (the compile tests last)
 #   bench      python benchmarks/gpu.py --write-conv-table (FFT,
 #              convolution, STFT against torch; PASS/FAIL per target; a
 #              missed target fails the stage; writes the convolution
@@ -99,17 +100,25 @@ build() {
 }
 
 tests() {
-  local rc=0
-  "$PY" -m pytest -q -p no:cacheprovider --tb=short -m cuda tests || rc=$?
-  # exit 5: nothing collected (no test marked cuda)
-  ((rc == 5)) && rc=0
-  shopt -s nullglob
-  local files=(tests/test_cuda_device.py)
-  if ((${#files[@]})); then
-    "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" || rc=$?
+  # In the order of what each tells: the binding's own device tests first
+  # (tests/test_cuda_device.py), then every device-parametrised test on
+  # cuda but the compile tests, then those (each compiles for seconds), so
+  # that a stage cut by its limit loses the least. --durations says where
+  # the time went, for the next run's limits.
+  local rc=0 r=0 common=(-q -p no:cacheprovider --tb=short --durations=8)
+  if [[ -f tests/test_cuda_device.py ]]; then
+    "$PY" -m pytest "${common[@]}" tests/test_cuda_device.py || rc=$?
   else
     echo "no tests/test_cuda_device.py"
+    rc=1
   fi
+  "$PY" -m pytest "${common[@]}" -m cuda -k "not compile" \
+    --ignore=tests/test_cuda_device.py tests || r=$?
+  # exit 5: nothing collected
+  ((r == 0 || r == 5)) || rc=$r
+  r=0
+  "$PY" -m pytest "${common[@]}" -m cuda -k compile --ignore=tests/test_cuda_device.py tests || r=$?
+  ((r == 0 || r == 5)) || rc=$r
   return "$rc"
 }
 
