@@ -131,6 +131,13 @@ def test_refusals_inside_a_model(bad):
             amp_model(x, w.to("meta"), m)
 
 
+# torch 2.11's inductor fails the backward of a product by a Python complex
+# scalar (the model's 1j * angle) whatever the ops around it: aten._conj of
+# the scalar reaches a fallback kernel ("'complex' object has no attribute
+# 'get_name'"), with no complexext call in the function. 2.13 compiles it.
+@pytest.mark.xfail(tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2]) < (2, 13),
+                   reason="torch < 2.13: inductor's backward of x * 1j (torch's own bug)",
+                   strict=False)
 def test_compile_inductor_region_inside():
     """inductor with the region inside the compiled function (with the region
     around it, inductor's graph calls a complex32 div that torch lacks on a

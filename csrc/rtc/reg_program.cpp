@@ -64,8 +64,12 @@ RegProgram reg_program(int n, int mode, int scalar, int ti, int to) {
                  ", " + std::to_string(mode) + ", " + (scalar == 1 ? "double" : "float") + ", " +
                  storage_name(ti) + ", " + storage_name(to) + ">";
   // nvcc's settings for csrc/cuda/*.cu (setup.py: -O3, C++17); NVRTC's
-  // default optimisation is ptxas -O3.
-  P.options = {"-std=c++17"};
+  // default optimisation is ptxas -O3. -default-device: the kernels' generic
+  // lambdas (cx_reg_each's bodies) carry no execution space, and NVRTC 13.0
+  // (torch 2.11's) takes them for host functions and refuses the program
+  // ("host functions are not allowed in JIT mode"); 13.5 took them as device
+  // code. The program holds device code only, so nothing else changes.
+  P.options = {"-std=c++17", "-default-device"};
   return P;
 }
 
