@@ -20,6 +20,11 @@ std::string built_with() {
 #else
          " cuda=0"
 #endif
+#ifdef COMPLEXEXT_REG_EMU_FEW
+         // the register kernels' emulation at a few lengths only (the
+         // sanitized build, the device check's; csrc/emulation/reg_emulation.h)
+         " reg_emu=few"
+#endif
       ;
 }
 
