@@ -33,7 +33,7 @@ per element: 4 + 8 in pass 1, 8 + 4 in pass 2, 24 in all for complex32,
 where the four-step of the block kernels moves 56 (a load pass into fp32,
 a column pass, a row pass, a store pass: 12 + 16 + 16 + 12).
 
-And the lengths without a register plan up to 2048 (--blue-n), which take
+And the lengths without a register plan up to 4096 (--blue-n), which take
 Bluestein's algorithm in one register kernel of the power of two N >= 2n-1,
 with the distinct bytes a launch moves per element (the rows once each
 way, and the chirp's spectrum, N values read by every row from L2).
@@ -182,7 +182,7 @@ def main(argv=None):
                     metavar=("B", "L"), help="signals and samples of the stft")
     ap.add_argument("--large-n", type=int, nargs="+", default=[32768, 65536],
                     help="lengths above 16384 (two register passes)")
-    ap.add_argument("--blue-n", type=int, nargs="+", default=[17, 101, 1009, 2039],
+    ap.add_argument("--blue-n", type=int, nargs="+", default=[17, 101, 1009, 2039, 4093],
                     help="lengths without a register plan (Bluestein in one kernel)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)

@@ -272,23 +272,25 @@ def test_two_passes_leave_what_they_cannot_take():
 
 
 # ---- Bluestein in one kernel (cx_reg_parts.h, "Bluestein") ----------------------------
-# A length without a register plan (a prime factor above 13), up to 2048:
+# A length without a register plan (a prime factor above 13), up to 4096:
 # both FFTs of the power of two N >= 2n - 1 in registers, the chirp computed
 # from j^2 mod 2n, its spectrum read from the plan's table (L2-resident).
-BLUE = {17: 128, 101: 256, 1009: 2048, 2039: 4096}
+# N = 8192 runs a plan of its own (16 values a thread on 512 threads,
+# cx_rplan_of), in fp32 compute only.
+BLUE = {17: 128, 101: 256, 1009: 2048, 2039: 4096, 2053: 8192, 4093: 8192}
 
 
 def test_bluestein_lengths():
     for n, m in BLUE.items():
         assert ops._gpu_reg_plan(n) == [] and ops._gpu_reg_bluestein(n) == m
-    assert ops._gpu_reg_bluestein(4099) == 0  # N = 8192 would spill: the block kernels
+    assert ops._gpu_reg_bluestein(4099) == 0  # N = 16384 would spill: the block kernels
     assert ops._gpu_reg_bluestein(1024) == 0  # a plan of its own
 
 
 @pytest.mark.parametrize("n", list(BLUE))
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128])
 def test_bluestein_in_one_kernel(n, dtype):
-    fits = not (dtype == torch.complex128 and BLUE[n] > 8192)  # fp64 16384: not one block
+    fits = not (dtype == torch.complex128 and BLUE[n] > 4096)  # fp64 8192 spills: no kernel
     rows = max(2, 8192 // n) + 1
     x = data((rows, n), dtype, n)
     xn = to_numpy(x)

@@ -209,6 +209,26 @@ CX_CFN cx_rplan cx_rplan_choose(int n) {
   return best;
 }
 
+// The plan of the kernel of length n in mode `mode`: cx_rplan_choose(n),
+// but for Bluestein's kernel of 8192, 16 values a thread on 512 threads
+// (radices 16 16 2 16) where the choice is 32 on 256 (32 32 8): the two FFTs
+// with the chirp and the filter need more registers than 32 values a thread
+// leave at 16 warps an SM (docs/cuda.md, "Bluestein in one kernel"). The 2
+// sits before the last 16 so that the first and last passes share their
+// layout, and no exchange runs between the two FFTs.
+CX_CFN cx_rplan cx_rplan_of(int n, int mode) {
+  if (mode == CX_REG_BLUESTEIN && n == 8192) {
+    cx_rplan p = cx_rplan_with(n, 16);  // 16 16 16 2
+    const int l = p.np - 1, r = p.r[l], b = p.b[l];
+    p.r[l] = p.r[l - 1];
+    p.b[l] = p.b[l - 1];
+    p.r[l - 1] = r;
+    p.b[l - 1] = b;
+    return p;
+  }
+  return cx_rplan_choose(n);
+}
+
 // ---- run-time arguments ---------------------------------------------------------
 // q = n / d for 0 <= n < 2^31 with one multiply-high (Granlund-Montgomery).
 struct cx_fastdiv {

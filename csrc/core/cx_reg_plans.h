@@ -26,6 +26,13 @@ inline cx_rplan cx_reg_plan_host(int n) {
   return p;
 }
 
+// The plan of the kernel of n in mode `mode` (cx_rplan_of): the plan of n,
+// but where a mode has a plan of its own (Bluestein's 8192).
+inline cx_rplan cx_reg_plan_host_of(int n, int mode) {
+  if (mode == CX_REG_BLUESTEIN && n == 8192) return cx_rplan_of(n, mode);
+  return cx_reg_plan_host(n);
+}
+
 // The split L = n1 x n2 (L above 16384) of the two-pass register transform
 // (cx_reg_fft.h, "two passes"): n1 with a column tile that carries the
 // twiddles (CX_REG_COLS_TW), n2 with the flat-in, tile-out kernel

@@ -41,7 +41,7 @@ CX_CFN int cx_reg_rpb_of(const cx_rplan& p, int mode) {
   while (mode == CX_REG_STAGED && (r * t) % 8 != 0 && r * t < 512) r *= 2;
   return r;
 }
-CX_CFN int cx_reg_rpb(int n, int mode) { return cx_reg_rpb_of(cx_rplan_choose(n), mode); }
+CX_CFN int cx_reg_rpb(int n, int mode) { return cx_reg_rpb_of(cx_rplan_of(n, mode), mode); }
 
 // Which access modes are compiled for n: the staged mode only where a row's
 // threads cannot cover one 32-byte sector of fp16 pairs (T < 8; a row of
@@ -55,8 +55,8 @@ CX_CFN bool cx_reg_mode_ok_of(const cx_rplan& p, int mode) {
   // the two passes: a tile of at least 8 rows (32 bytes of fp16 pairs across it)
   if (mode == CX_REG_COLS_TW || mode == CX_REG_FLAT_COLS) return cx_reg_rpb_of(p, mode) >= 8;
   // Bluestein: whole sectors of a row's fp16 pairs (8 threads), N a power of
-  // two up to 4096 (cx_reg_blue_len)
-  if (mode == CX_REG_BLUESTEIN) return t >= 8 && (p.n & (p.n - 1)) == 0 && p.n <= 4096;
+  // two up to 8192 (cx_reg_blue_len; 8192 on its own plan, cx_rplan_of)
+  if (mode == CX_REG_BLUESTEIN) return t >= 8 && (p.n & (p.n - 1)) == 0 && p.n <= 8192;
   // a complex signal's frames: whole sectors of a frame's fp16 pairs (8
   // threads), frames up to 4096 (longer ones: the block kernels)
   // (exact plans: 480's, with idle butterflies, took more registers than
@@ -64,7 +64,7 @@ CX_CFN bool cx_reg_mode_ok_of(const cx_rplan& p, int mode) {
   if (mode == CX_REG_FRAMES) return t >= 8 && p.n <= 4096 && p.t * p.e == p.n;
   return mode == CX_REG_DIRECT;
 }
-CX_CFN bool cx_reg_mode_ok(int n, int mode) { return cx_reg_mode_ok_of(cx_rplan_choose(n), mode); }
+CX_CFN bool cx_reg_mode_ok(int n, int mode) { return cx_reg_mode_ok_of(cx_rplan_of(n, mode), mode); }
 
 // The lengths whose two-pass kernels (CX_REG_COLS_TW, CX_REG_FLAT_COLS) are
 // compiled ahead of time: the factors of the powers of two 2^15 .. 2^20 in
@@ -87,8 +87,12 @@ template <class A>
 struct cx_reg_same_t<A, A> {
   static constexpr bool value = true;
 };
-template <int MODE, typename S, typename Ti, typename To>
+// Bluestein's kernel of 8192 is built for fp32 compute only: in fp64 its 16
+// values a thread spill (36 bytes at 128 registers), and gpu_plan.h leaves
+// those lengths to the block kernels.
+template <int N, int MODE, typename S, typename Ti, typename To>
 CX_CFN bool cx_reg_types_ok() {
+  if (MODE == CX_REG_BLUESTEIN && N > 4096 && sizeof(S) > 4) return false;
   // (the frames: the stft keeps its type, the istft writes the compute type)
   return MODE == CX_REG_COLS_TW ? cx_reg_same_t<To, S>::value
          : MODE == CX_REG_FLAT_COLS ? cx_reg_same_t<Ti, S>::value
@@ -96,15 +100,16 @@ CX_CFN bool cx_reg_types_ok() {
                                  : true;
 }
 // Bluestein's N for a row of n values (2n - 1 <= N): the power of two, at
-// least 128 (8 threads a row), up to 4096; 0 above n = 2048. (At N = 8192,
-// 32 values a thread on 256 threads, the two FFTs with the chirp and the
-// filter take more registers than 16 warps an SM leave: ptxas spills 96
-// bytes at 128 registers, or takes 206 without the bound. n = 2049 .. 8192
-// take the block kernels.)
+// least 128 (8 threads a row), up to 8192; 0 above n = 4096. (N = 8192 runs
+// 16 values a thread on 512 threads, cx_rplan_of: on the 32 of its c2c plan
+// the two FFTs with the chirp and the filter took more registers than 16
+// warps an SM leave, 96 bytes spilled at 128 registers. At N = 16384 even
+// 32 values on 512 threads spilled 88 bytes, and 16 would need 1024
+// threads at 64 registers: n = 4097 .. 8192 take the block kernels.)
 CX_CFN int cx_reg_blue_len(int n) {
   int m = 128;
   while (m < 2 * n - 1) m *= 2;
-  return m <= 4096 ? m : 0;
+  return m <= 8192 ? m : 0;
 }
 // Whether kernel (N, MODE) is compiled ahead of time (the CUDA files and the
 // emulation instantiate exactly these; cx_reg_blue_len gives powers of two
@@ -227,7 +232,7 @@ CX_CFN int cx_reg_pitch_p(const cx_rplan& p, int mode) {
   }
   return best;
 }
-CX_CFN int cx_reg_pitch(int n, int mode) { return cx_reg_pitch_p(cx_rplan_choose(n), mode); }
+CX_CFN int cx_reg_pitch(int n, int mode) { return cx_reg_pitch_p(cx_rplan_of(n, mode), mode); }
 
 // Slot of index a + K (K a compile-time constant) from a and pad(a, P): a
 // constant offset from pad(a, P) when K is a multiple of P, or when a is
@@ -242,15 +247,18 @@ CX_FN int cx_reg_slot(int a, int pa) {
 }
 
 // The padding period of exchange X of length N in MODE (the staged mode's
-// load and store exchanges use 16).
+// load and store exchanges use 16), on the plan of the kernel's own mode
+// KMODE (cx_rplan_of: Bluestein's kernel of 8192 runs its passes as MODE
+// CX_REG_DIRECT on a plan of its own).
 template <int N, int MODE>
 struct cx_reg_pitch_of {
   static constexpr int value = cx_reg_pitch(N, MODE);
 };
-template <int N, int MODE, int X>
+template <int N, int MODE, int X, int KMODE = MODE>
 struct cx_reg_padp {
   static CX_CFN int cost_and_pad(int* c) {
-    return cx_reg_best_pad(cx_rplan_choose(N), MODE, X, cx_reg_pitch_of<N, MODE>::value, c);
+    constexpr cx_rplan p = cx_rplan_of(N, KMODE);
+    return cx_reg_best_pad(p, MODE, X, cx_reg_pitch_p(p, MODE), c);
   }
   static CX_CFN int pad() {
     int c = 0;
@@ -262,9 +270,10 @@ struct cx_reg_padp {
 // ---- the kernel's compile-time shape ---------------------------------------------
 template <int N, int RPB_, int MODE_>
 struct cx_reg_shape {
-  static constexpr cx_rplan P = cx_rplan_choose(N);
+  static constexpr cx_rplan P = cx_rplan_of(N, MODE_);
   static_assert(P.np > 0, "cx_reg_shape: no register plan for this length");
   static constexpr int E = P.e, T = P.t, NP = P.np, RPB = RPB_, BT = RPB_ * P.t;
+  static constexpr int MODE = MODE_;  // the kernel's mode (its plan: cx_rplan_of)
   static constexpr int PITCH = cx_reg_pitch_of<N, cx_reg_access(MODE_)>::value;
 
   // radix and ns of pass I
@@ -307,12 +316,26 @@ CX_FN bool cx_reg_has_slot(int t) {
 template <class Sh, int I, typename S>
 CX_FN void cx_reg_pass(CX_PRIVATE cx<S>* v, int t) {
   constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), B = Sh::template nb<I>();
+  // Where ns divides T, a thread's B butterflies share their twiddles (k =
+  // t % ns for every b): one sincospi for all of them. Taken for radices up
+  // to 4, whose R - 1 twiddles stay in registers across the butterflies
+  // (Bluestein's 8192: eight butterflies of radix 2 a thread).
+  constexpr bool SHARED = NS > 1 && B > 1 && R <= 4 && Sh::T % NS == 0;
+  cx<S> q[R];
+  if constexpr (SHARED) {
+    q[1] = cx_reg_unit<S>(t % NS, NS * R);
+CX_UNROLL
+    for (int r = 2; r < R; ++r) q[r] = cx_mul(q[r / 2], q[r - r / 2]);
+  }
 CX_UNROLL
   for (int b = 0; b < B; ++b) {
     cx<S> u[R];
 CX_UNROLL
     for (int r = 0; r < R; ++r) u[r] = v[b + r * B];
-    if constexpr (NS > 1) {
+    if constexpr (SHARED) {
+CX_UNROLL
+      for (int r = 1; r < R; ++r) u[r] = cx_mul(u[r], q[r]);
+    } else if constexpr (NS > 1) {
       const int k = (t + Sh::T * b) % NS;
       cx<S> p[R];
       p[1] = cx_reg_unit<S>(k, NS * R);
@@ -400,7 +423,7 @@ template <class Sh, int MODE, int I, typename S>
 CX_FN void cx_reg_passes(CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row, bool read_before) {
   cx_reg_pass<Sh, I, S>(v, t);
   if constexpr (I + 1 < Sh::NP) {
-    constexpr int P = cx_reg_padp<Sh::P.n, MODE, I>::value;
+    constexpr int P = cx_reg_padp<Sh::P.n, MODE, I, Sh::MODE>::value;
     if (I > 0 || read_before) CX_REG_BARRIER();  // every read of the buffer done
     cx_reg_write_pass<Sh, I, P, S>(v, t, row);
     CX_REG_BARRIER();

@@ -307,7 +307,7 @@ bool run_reg_split(E& ex, const cx_block_job<S>& J, int ti, int to,
 }
 
 // A c2c of a length without a register plan (a prime factor above 13),
-// up to 2048 (a padded length up to 4096, cx_reg_blue_len), by Bluestein's
+// up to 4096 (a padded length up to 8192, cx_reg_blue_len), by Bluestein's
 // algorithm in one register kernel (CX_REG_BLUESTEIN, cx_reg_parts.h): the
 // row read once and written once, both FFTs of P.reg_m in registers, the
 // chirp computed, its spectrum read from the plan's table. A unit-stride
@@ -321,7 +321,7 @@ bool run_reg_bluestein(E& ex, const cx_block_job<S>& J, int ti, int to, const Gp
       J.rows.nd > 2 || J.nrows >= (int64_t(1) << 31))
     return false;
   const int m = (int)P.reg_m;
-  const cx_rplan p = cx_reg_plan_host(m);
+  const cx_rplan p = cx_reg_plan_host_of(m, CX_REG_BLUESTEIN);
   if (p.np == 0 || !cx_reg_mode_ok_of(p, CX_REG_BLUESTEIN)) return false;
   const int64_t need = (int64_t)cx_reg_rpb_of(p, CX_REG_BLUESTEIN) *
                        (cx_reg_pitch_base(m) + 15) * (int64_t)sizeof(cx<S>);

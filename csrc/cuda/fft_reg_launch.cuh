@@ -29,10 +29,10 @@ auto reg_kernel_of() {
 
 template <int N, int MODE, typename S, typename Ti, typename To>
 int reg_launch(const cx_reg_args<S>& A, cudaStream_t stream) {
-  if constexpr (!cx_reg_aot(N, MODE) || !cx_reg_types_ok<MODE, S, Ti, To>()) {
+  if constexpr (!cx_reg_aot(N, MODE) || !cx_reg_types_ok<N, MODE, S, Ti, To>()) {
     return -1;  // not compiled ahead of time: the binding compiles it at first use
   } else {
-  constexpr int E = cx_rplan_choose(N).e, RPB = cx_reg_rpb(N, MODE);
+  constexpr int E = cx_rplan_of(N, MODE).e, RPB = cx_reg_rpb(N, MODE);
   using Sh = cx_reg_shape<N, RPB, MODE>;
   auto kernel = reg_kernel_of<N, E, RPB, MODE, S, Ti, To>();
   const size_t smem = (size_t)RPB * Sh::PITCH * sizeof(cx<S>);

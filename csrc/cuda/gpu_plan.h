@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../core/cx_block_job.h"
@@ -60,8 +61,9 @@ struct GpuPlan {
   int64_t m = 0, chirp = 0, filter = 0;  // kBluesteinFourStep
   int64_t rtw = -1;     // real_even: exp(-2 pi i k / n), k <= n/2
   // Bluestein on the register kernel of reg_m (a c2c length without a
-  // register plan, up to 2048; fft_driver_reg.h, run_reg_bluestein): the
-  // spectrum of the chirp at reg_m, 1/reg_m included. 0 / -1: none.
+  // register plan, up to 4096, in fp64 2048; fft_driver_reg.h,
+  // run_reg_bluestein): the spectrum of the chirp at reg_m, 1/reg_m
+  // included. 0 / -1: none.
   int64_t reg_m = 0, reg_filter = -1;
   std::vector<cx<S>> table;
 };
@@ -156,7 +158,9 @@ std::shared_ptr<GpuPlan<S>> make_plan(int64_t n, bool real_even, int64_t smem) {
     P->rtw = 0;
     for (int64_t k = 0; k <= n / 2; ++k) T.push_back(root_of<S>(k, n));
   }
-  if (!real_even && n <= 2048 && cx_reg_plan_host((int)n).np == 0 && cx_reg_blue_len((int)n)) {
+  // (fp64: up to 2048; cx_reg_types_ok)
+  const int64_t blue_max = std::is_same<S, double>::value ? 2048 : 4096;
+  if (!real_even && n <= blue_max && cx_reg_plan_host((int)n).np == 0 && cx_reg_blue_len((int)n)) {
     P->reg_m = cx_reg_blue_len((int)n);
     P->reg_filter = (int64_t)T.size();
     std::vector<cx<double>> c, B;

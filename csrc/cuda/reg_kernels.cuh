@@ -21,7 +21,7 @@ namespace {
 // N and EPT lead the template arguments: benchmarks/cuda_static.py reads
 // them from the kernel's name to report instructions per element.
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
+__global__ void __launch_bounds__(RPB * cx_rplan_of(N, MODE).t)
     reg_fft_kernel(const cx_reg_args<S> A) {
   using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_fft_kernel: EPT does not match the plan");
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
 // complex kernel of length N; a name of their own, since their elements are
 // not the c2c kernels' (benchmarks/cuda_static.py).
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
+__global__ void __launch_bounds__(RPB * cx_rplan_of(N, MODE).t)
     reg_real_kernel(const cx_reg_args<S> A) {
   using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_real_kernel: EPT does not match the plan");
@@ -51,9 +51,9 @@ __global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t)
 // more registers than its own heuristic does, 8-12 warps an SM for several
 // column tiles.)
 template <int N, int EPT, int RPB, int MODE, typename S, typename Ti, typename To>
-__global__ void __launch_bounds__(RPB * cx_rplan_choose(N).t,
-                                  (512 + RPB * cx_rplan_choose(N).t - 1) /
-                                      (RPB * cx_rplan_choose(N).t))
+__global__ void __launch_bounds__(RPB * cx_rplan_of(N, MODE).t,
+                                  (512 + RPB * cx_rplan_of(N, MODE).t - 1) /
+                                      (RPB * cx_rplan_of(N, MODE).t))
     reg_blue_kernel(const cx_reg_args<S> A) {
   using Sh = cx_reg_shape<N, RPB, MODE>;
   static_assert(Sh::E == EPT, "reg_blue_kernel: EPT does not match the plan");

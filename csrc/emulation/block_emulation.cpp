@@ -279,15 +279,15 @@ std::vector<int64_t> reg_plan(int64_t n) {
   return out;
 }
 
-// The two register passes of a length above 16384: [n1, n2], or [] where
-// the two-pass kernels do not take it (cx_reg_split_host).
 // Bluestein's register length for a c2c of n (gpu_plan.h: a length without
-// a register plan, up to 8192), or 0 where the register kernels leave it.
+// a register plan, up to 4096), or 0 where the register kernels leave it.
 int64_t reg_bluestein(int64_t n) {
-  if (n < 2 || n > 2048 || cx_reg_plan_host((int)n).np != 0) return 0;
+  if (n < 2 || n > 4096 || cx_reg_plan_host((int)n).np != 0) return 0;
   return cx_reg_blue_len((int)n);
 }
 
+// The two register passes of a length above 16384: [n1, n2], or [] where
+// the two-pass kernels do not take it (cx_reg_split_host).
 std::vector<int64_t> reg_split(int64_t n) {
   const cx_reg_split sp = cx_reg_split_host(n);
   if (sp.n1 == 0) return {};

@@ -87,7 +87,7 @@ constexpr bool cx_reg_emu_kept() {
 // sanitized build fewer, cx_reg_emu_kept).
 template <int N, int MODE, typename S, typename Ti, typename To>
 bool run_kernel(const cx_reg_args<S>& A) {
-  if constexpr (!cx_reg_aot(N, MODE) || !cx_reg_types_ok<MODE, S, Ti, To>() ||
+  if constexpr (!cx_reg_aot(N, MODE) || !cx_reg_types_ok<N, MODE, S, Ti, To>() ||
                 !cx_reg_emu_kept<N, MODE, S, Ti, To>()) {
     return false;
   } else {

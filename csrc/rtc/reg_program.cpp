@@ -32,7 +32,7 @@ const char* embedded_header_text(int i) { return kEmbedded[i].text; }
 
 bool reg_program_possible(int n, int mode) {
   if (n < 2 || n > 16384 || mode < CX_REG_DIRECT || mode > CX_REG_FRAMES) return false;
-  const cx_rplan p = cx_reg_plan_host(n);
+  const cx_rplan p = cx_reg_plan_host_of(n, mode);
   return p.np != 0 && cx_reg_mode_ok_of(p, mode);
 }
 
@@ -44,7 +44,7 @@ RegProgram reg_program(int n, int mode, int scalar, int ti, int to) {
               to);
   TORCH_CHECK(scalar == 1 ? (ti == 2 && to == 2) : (ti != 2 && to != 2),
               "complexext: fp64 compute takes fp64 storage, and only it");
-  const cx_rplan p = cx_reg_plan_host(n);
+  const cx_rplan p = cx_reg_plan_host_of(n, mode);
   const int rpb = cx_reg_rpb_of(p, mode);
   const int pitch = cx_reg_pitch_p(p, cx_reg_access(mode));
   RegProgram P;
