@@ -120,16 +120,22 @@ def test_nvrtc_kernels_are_clean(n, mode, scalar, ti, to, tmp_path):
         assert k["checks"][check], (check, cs.fail_detail(k, check))
 
 
+# NVRTC 13.0 (torch 2.11's) gives 4096 64 registers to nvcc's 48 and 3 % more
+# instructions (1106 to 1074; docs/cuda.md, "Lengths at first use").
+OLD_NVRTC = pytest.mark.xfail(0 < VERSION < 13050, strict=False,
+                              reason="NVRTC before 13.5 allocates 4096 apart from nvcc")
+
+
 @needs_nvrtc
 @needs_cuobjdump
 @pytest.mark.skipif(NVCC is None, reason="no nvcc")
-@pytest.mark.parametrize("n", [1000, 4096])
+@pytest.mark.parametrize("n", [1000, pytest.param(4096, marks=OLD_NVRTC)])
 def test_nvrtc_builds_the_kernel_nvcc_builds(n, tmp_path):
     """For a table length, the kernel compiled at first use is the one the
     CUDA files hold: within 2 % the same code, and within 8 registers (the
     fp16 conversions are inline PTX under NVRTC, intrinsics under nvcc, and
-    ptxas allocates around them a little differently: 1000 takes 72 under
-    NVRTC, 64 under nvcc)."""
+    ptxas may allocate around them a little differently; NVRTC 13.5 and nvcc
+    13.0 give 1000 64 registers each)."""
     k = compile_and_read(n, DIRECT, 0, 0, 0, tmp_path)
     unit = tmp_path / "one.cu"
     unit.write_text('#include "cuda/fft_reg_launch.cuh"\n'
