@@ -7,8 +7,19 @@
 //
 // R = 2, 3, 4, 5, 8, 16 use the hand-written butterflies of cx_butterfly.h;
 // 7, 11 and 13 the paired odd form with constant roots; any other R whose
-// prime factors are at most 13 is split R = A * B (Cooley-Tukey, A the
-// largest hand-written factor <= sqrt(R)):
+// prime factors are at most 13 is split R = A * B. Where R has a
+// hand-written factor A coprime to B = R / A (cx_kpfa), the split is
+// Good-Thomas's (the prime-factor algorithm): no twiddles between the two
+// DFTs, the index maps only (all compile-time, so free in registers), with
+// A^-1 the inverse of A mod B and B^-1 of B mod A:
+//
+//   for j2 < B:  Y[.][j2] = DFT_A(v[(j1*B + j2*A) mod R] for j1 < A)
+//   for k1 < A:  v[(k1*B*(B^-1) + k2*A*(A^-1)) mod R] = DFT_B(Y[k1][.])
+//
+// (fp32 operations in sm_90 code: 20 = 4 x 5 224 rather than 272, 10 = 2 x 5
+// 92 rather than 108, 24 = 3 x 8 252 rather than 316.) Otherwise (a prime
+// power: 9, 25, 27, 32) Cooley-Tukey, A the largest hand-written factor <=
+// sqrt(R):
 //
 //   for j2 < B:  Y[.][j2] = DFT_A(v[j1*B + j2] for j1 < A) * w_R^(j2*k1)
 //   for k1 < A:  v[k1 + A*k2] = DFT_B(Y[k1][.])
@@ -105,6 +116,35 @@ CX_CFN int cx_ksplit(int R) {
     if (R % a == 0 && cx_khas_kernel(a)) best = a;
   return best;
 }
+CX_CFN int cx_kgcd(int a, int b) {
+  while (b != 0) {
+    const int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+CX_CFN bool cx_kdft_ok(int R);
+// The factor A of a Good-Thomas split R = A * B: a hand-written length with
+// gcd(A, B) = 1 and B itself a length with a butterfly, the largest such
+// A <= sqrt(R), else the smallest above it (24: 3 x 8; 20: 4 x 5); 0 if
+// there is none (R a prime power).
+CX_CFN int cx_kpfa(int R) {
+  int below = 0, above = 0;
+  for (int a = 2; a <= 16 && a < R; ++a) {
+    if (R % a != 0 || !cx_khas_kernel(a) || cx_kgcd(a, R / a) != 1 || !cx_kdft_ok(R / a))
+      continue;
+    if (a * a <= R) below = a;
+    else if (above == 0) above = a;
+  }
+  return below ? below : above;
+}
+// x^-1 mod m (gcd(x, m) = 1, m >= 1): the inverse by search (m <= 32 here).
+CX_CFN int cx_kinv(int x, int m) {
+  for (int y = 0; y < m; ++y)
+    if ((x * y) % m == 1 % m) return y;
+  return 0;
+}
 CX_CFN bool cx_kdft_ok(int R) {
   while (!cx_khas_kernel(R)) {
     const int a = cx_ksplit(R);
@@ -187,6 +227,29 @@ CX_UNROLL
   }
 }
 
+// Good-Thomas: R = A * B, gcd(A, B) = 1 (cx_kpfa).
+template <int R, typename T>
+CX_FN void cx_kdft_pfa(CX_PRIVATE cx<T>* v) {
+  constexpr int A = cx_kpfa(R), B = R / A;
+  constexpr int CA = (B * cx_kinv(B % A, A)) % R, CB = (A * cx_kinv(A % B, B)) % R;
+  cx<T> y[R];  // y[k1 * B + j2]
+CX_UNROLL
+  for (int j2 = 0; j2 < B; ++j2) {
+    cx<T> q[A];
+CX_UNROLL
+    for (int j1 = 0; j1 < A; ++j1) q[j1] = v[(j1 * B + j2 * A) % R];
+    cx_kdft<A, T>(q);
+CX_UNROLL
+    for (int k1 = 0; k1 < A; ++k1) y[k1 * B + j2] = q[k1];
+  }
+CX_UNROLL
+  for (int k1 = 0; k1 < A; ++k1) {
+    cx_kdft<B, T>(y + k1 * B);
+CX_UNROLL
+    for (int k2 = 0; k2 < B; ++k2) v[(k1 * CA + k2 * CB) % R] = y[k1 * B + k2];
+  }
+}
+
 template <int R, typename T>
 CX_FN void cx_kdft(CX_PRIVATE cx<T>* v) {
   if constexpr (R == 1) {
@@ -204,6 +267,8 @@ CX_FN void cx_kdft(CX_PRIVATE cx<T>* v) {
     cx_dft16<T, T>(v);
   } else if constexpr (R == 7 || R == 11 || R == 13) {
     cx_kdft_odd<R, T>(v);
+  } else if constexpr (cx_kpfa(R) > 1) {
+    cx_kdft_pfa<R, T>(v);
   } else {
     cx_kdft_split<R, T>(v);
   }
