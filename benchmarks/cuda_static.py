@@ -120,10 +120,12 @@ FRAMES_MODE = 8
 #                 end instead of failing the run; each is work still to do
 #                 (docs/cuda.md, "Open"), and any other miss fails
 MANIFEST = {
-    # 1000 = 20 * 10 * 5 takes three passes at 20 elements a thread and
-    # twiddles computed per butterfly: about 95 instructions per element.
+    # 1000 = 5 * 10 * 20 takes three passes at 20 elements a thread: about
+    # 62 instructions per element (95 before its twiddles were shared and
+    # its exchanges' slots constant offsets). Of the 40 still to go, the
+    # zeros beside the predicated loads of rows past the last are 40.
     r"\breg_fft_kernel<1000, 20, \d+, 0,": {
-        "open": {"ipe": "three passes of computed twiddles (about 95 per element)"}},
+        "open": {"ipe": "three passes at 20 values a thread (about 62 per element)"}},
     # The column tiles (mode 2) of lengths whose rows take 50 or more
     # threads hold 8-16 rows in registers: fewer than 16 warps fit an SM.
     r"\breg_fft_kernel<((1000|2000), 20|1200, 25), \d+, 2,": {
@@ -133,10 +135,11 @@ MANIFEST = {
         "open": {"ipe": "column tile: 64-bit row offsets per column"}},
     r"\breg_fft_kernel<(4096), 16, \d+, 2,": {
         "open": {"ipe": "column tile: 64-bit row offsets per column"}},
-    # The staged copy of n = 64: ptxas schedules the second pass's twiddle
-    # (a sincospi of the thread index, no data) above the loads, and this
-    # tool takes its first FMUL for the first butterfly.
-    r"\breg_fft_kernel<64, 16, \d+, 1,": {
+    # The staged copies of n = 32 and 64: ptxas schedules the second pass's
+    # twiddle (a sincospi of the thread index, no data) above the loads, and
+    # this tool takes its first FMUL for the first butterfly. (32's since its
+    # exchange's slots became constant offsets, 1097 -> 1026 instructions.)
+    r"\breg_fft_kernel<(32|64), 16, \d+, 1,": {
         "open": {"inflight": "twiddle arithmetic scheduled above the staged loads"}},
     # The c2r of 960: 32 values a thread and the fold beside them take more
     # registers than 16 warps leave (12 warps). From fp16 bins it sat at

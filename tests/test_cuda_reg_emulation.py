@@ -83,7 +83,12 @@ def test_every_table_length_has_a_plan():
             assert all(e % r == 0 and b * r == e for r, b in zip(radices, nb))
     # a pass with idle butterflies where it saves passes: 480 in two, not five
     assert plan_of(480)[2] == [15, 32] and plan_of(480)[1] == 16
-    assert plan_of(1000)[2] == [20, 10, 5]  # no fewer passes to be had: the exact plan
+    # no fewer passes to be had: the exact plan, its radices in the order
+    # whose twiddles a thread's butterflies share (ns = 5 and 50 divide t =
+    # 50; 20 10 5 has ns = 20 and 200) and whose exchanges conflict less
+    assert plan_of(1000)[:3] == (20, 50, [5, 10, 20])
+    # (plans of two passes keep their order; 4096 = 16^3 has one)
+    assert plan_of(400)[2] == [20, 20] and plan_of(4096)[2] == [16, 16, 16]
     assert ops._gpu_reg_plan(17) == [] and ops._gpu_reg_plan(4099) == []
 
 

@@ -191,12 +191,13 @@ CX_CFN cx_rplan cx_rplan_exact(int n) {
   return best;
 }
 
-// The plan of n: the exact plan, unless one with idle butterflies in a pass
-// costs less (cx_rplan_cost): 480 = 15 x 32 on 16 threads (the radix-32 pass
-// with 15 of 16 threads busy) rather than 30 x 2^4 in five passes. Only
-// fewer passes can cost less, so rows of n <= 1024 are tried in two and
-// plans of four passes or more in three.
-CX_CFN cx_rplan cx_rplan_choose(int n) {
+// The radices of n: the exact plan, unless one with idle butterflies in a
+// pass costs less (cx_rplan_cost): 480 = 15 x 32 on 16 threads (the
+// radix-32 pass with 15 of 16 threads busy) rather than 30 x 2^4 in five
+// passes. Only fewer passes can cost less, so rows of n <= 1024 are tried in
+// two and plans of four passes or more in three. (The order of an exact
+// plan's passes: cx_rplan_choose, cx_reg_shape.h.)
+CX_CFN cx_rplan cx_rplan_radices(int n) {
   const cx_rplan ex = cx_rplan_exact(n);
   if (n > 16384 || n <= 64) return ex;
   cx_rplan best = ex;
@@ -208,6 +209,10 @@ CX_CFN cx_rplan cx_rplan_choose(int n) {
   }
   return best;
 }
+
+// The plan of n: cx_rplan_radices(n), its passes in the order that
+// cx_reg_shape.h's models find best (defined there).
+CX_CFN cx_rplan cx_rplan_choose(int n);
 
 // The plan of the kernel of length n in mode `mode`: cx_rplan_choose(n),
 // but for Bluestein's kernel of 8192, 16 values a thread on 512 threads
@@ -418,6 +423,29 @@ CX_FN cx<double> cx_reg_unit<double>(int k, int m) {
   c = __builtin_cos(a);
 #endif
   return cx_make<double>(c, s);
+}
+
+// exp(-2 pi i k / M), 0 <= k < M, M a compile-time constant: the angle's
+// quotient by one multiply with -2 / M rounded once, rather than a
+// division (within an ulp of it). A power of two keeps the division, which
+// is exact and compiles to a multiply anyway (and so to the code it had:
+// ptxas schedules the staged kernels' loads of 32 and 64 values ahead of
+// it, not behind).
+template <int M, typename S>
+CX_FN cx<S> cx_reg_unit_c(int k) {
+#if defined(CX_CUDA)
+  if constexpr ((M & (M - 1)) == 0) return cx_reg_unit<S>(k, M);
+  constexpr S c = (S)(-2.0 / (double)M);
+  S s, co;
+  if constexpr (sizeof(S) == 4) {
+    sincospif((S)k * c, &s, &co);
+  } else {
+    sincospi((S)k * c, &s, &co);
+  }
+  return cx_make<S>(co, s);
+#else
+  return cx_reg_unit<S>(k, M);
+#endif
 }
 
 // Padded slot of index a of a row in shared memory: one spare slot after

@@ -214,7 +214,7 @@ CX_UNROLL
       cx_reg_write_with_end<Sh, 0, S>(v, t, top, buf);
       CX_REG_BARRIER();
     }
-    const cx<S> wt = cx_conj(cx_reg_unit<S>(t, 2 * N));
+    const cx<S> wt = cx_conj(cx_reg_unit_c<2 * N, S>(t));
     cx_reg_each<0, Sh::template slots<0>()>([&](auto sc) {
       constexpr int s = decltype(sc)::value;
       if (cx_reg_has_slot<Sh, 0, s>(t)) {
@@ -243,7 +243,7 @@ CX_UNROLL
     CX_REG_BARRIER();  // the last exchange's reads done
     cx_reg_write_with_end<Sh, Sh::LAST, S>(v, t, z0, buf);
     CX_REG_BARRIER();
-    const cx<S> wt = cx_reg_unit<S>(t, 2 * N);
+    const cx<S> wt = cx_reg_unit_c<2 * N, S>(t);
     const S half = (S)0.5 * A.scale;
     cx_reg_each<0, Sh::template slots<Sh::LAST>()>([&](auto sc) {
       constexpr int s = decltype(sc)::value;

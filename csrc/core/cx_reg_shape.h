@@ -129,6 +129,41 @@ CX_CFN bool cx_reg_busy(const cx_rplan& p, int i, int s, int t) {
   return t + p.t * (s % p.b[i]) < p.n / p.r[i];
 }
 
+// The offset of slot a + K from pad(a, P) (K a compile-time constant) where
+// it is one value for every thread's base a, else -1: a = t for NS = 0 (the
+// reads of a layout, t + at<I, s>), a = (t / NS) NS R + t % NS for NS > 0
+// (pass I's Stockham writes, NS dividing T), over t < T. Such a slot is a
+// constant offset from one per-thread slot, folded into the access; any
+// other costs the padding's division per access. With k = K mod P,
+// pad(a + K) - pad(a) = K + K / P + [a mod P + k >= P], one value iff k = 0
+// or every a mod P stays below P - k (a = 0 is one of them): K a multiple
+// of P, or bases that stay low in their period (1000's pass of 5 at
+// P = 250: bases 5t, t < 50, below 250 - 4).
+CX_CFN int cx_reg_const_off(int T, int NS, int R, int K, int P) {
+  const int k = K % P, off = K + K / P;
+  if (k == 0) return off;
+  int top = 0;  // the largest a mod P
+  if (NS == 0) {
+    top = T < P ? T - 1 : P - 1;
+  } else {
+    // a = q NS R + u, q < T / NS, u < NS: the q NS R mod P repeat with
+    // period P / gcd(NS R, P)
+    const int step = NS * R;
+    int g = step, h = P;
+    while (h != 0) {
+      const int r = g % h;
+      g = h;
+      h = r;
+    }
+    const int nq = T / NS < P / g ? T / NS : P / g;
+    for (int q = 0; q < nq && top < P - k; ++q) {
+      const int m = (int)(((long long)q * step) % P);
+      const int hi = m + NS - 1 >= P ? P - 1 : m + NS - 1;
+      top = hi > top ? hi : top;
+    }
+  }
+  return top < P - k ? off : -1;
+}
 // ---- a compile-time model of the shared-memory banks -------------------------------
 // Wavefronts of one 8-byte access by up to 16 lanes (a half warp: 32 banks
 // of 4 bytes): the most distinct slots that share a bank pair.
@@ -186,25 +221,47 @@ CX_CFN int cx_reg_exchange_cost(const cx_rplan& p, int mode, int x, int P, int p
   return groups ? total * 1000 / groups : 1000;
 }
 
+// Accesses of exchange x at period P whose slot is not a constant offset
+// from the thread's one (cx_reg_const_off): each costs the padding's
+// division. Writes of a pass whose ns does not divide T all do.
+CX_CFN int cx_reg_exchange_nonconst(const cx_rplan& p, int x, int P) {
+  int ns = 1;
+  for (int i = 0; i < x; ++i) ns *= p.r[i];
+  const int T = p.t, R = p.r[x], B = p.b[x];
+  int c = 0;
+  for (int b = 0; b < B; ++b)
+    for (int r = 0; r < R; ++r)
+      if (T % ns != 0 || cx_reg_const_off(T, ns, R, T * R * b + r * ns, P) < 0) ++c;
+  for (int s = 0; s < p.b[x + 1] * p.r[x + 1]; ++s)
+    if (cx_reg_const_off(T, 0, 1, cx_reg_at(p, x + 1, s), P) < 0) ++c;
+  return c;
+}
+
 // The period of exchange x with row pitch `pitch`: the fewest modelled
-// wavefronts over a few candidates (powers of two first: their slots cost
-// a shift); *cost receives that figure.
+// wavefronts over a few candidates, then the fewest accesses whose slot
+// must be computed (powers of two first: their slots cost a shift);
+// *cost receives the wavefront figure.
 CX_CFN int cx_reg_best_pad(const cx_rplan& p, int mode, int x, int pitch, int* cost) {
   const int n = p.n, T = p.t;
   int ns = 1;
   for (int i = 0; i < x; ++i) ns *= p.r[i];
   // (the pass's radix and ns * radix: periods at which its Stockham writes,
-  // stride R where ns = 1, land one slot apart in the banks)
-  const int cand[10] = {16, 32, 8, 64, p.e, T, 2 * T, 4 * T, p.r[x], ns * p.r[x]};
-  int best = 16;
+  // stride R where ns = 1, land one slot apart in the banks; T * radix: one
+  // at which the writes of ns = 1 and the reads of t + T*s are constant
+  // offsets; n: no padding)
+  const int cand[12] = {16, 32, 8, 64, p.e, T, 2 * T, 4 * T, p.r[x], ns * p.r[x], T * p.r[x], n};
+  int best = 16, best_nc = 0;
   *cost = -1;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 12; ++i) {
     const int P = cand[i];
     if (P < 8 || P > n) continue;
     const int c = cx_reg_exchange_cost(p, mode, x, P, pitch);
-    if (*cost < 0 || c < *cost) {
+    if (*cost >= 0 && c > *cost) continue;
+    const int nc = cx_reg_exchange_nonconst(p, x, P);
+    if (*cost < 0 || c < *cost || nc < best_nc) {
       *cost = c;
       best = P;
+      best_nc = nc;
     }
   }
   return best;
@@ -234,13 +291,107 @@ CX_CFN int cx_reg_pitch_p(const cx_rplan& p, int mode) {
 }
 CX_CFN int cx_reg_pitch(int n, int mode) { return cx_reg_pitch_p(cx_rplan_of(n, mode), mode); }
 
-// Slot of index a + K (K a compile-time constant) from a and pad(a, P): a
-// constant offset from pad(a, P) when K is a multiple of P, or when a is
-// known to be one (AP), so that the compiler folds it into the access.
-template <int K, int P, bool AP>
+// ---- the order of an exact plan's passes --------------------------------------------
+// Whether pass i's B butterflies a thread share their twiddles: where ns
+// divides T, k = (t + T b) % ns = t % ns for every b, so one sincospi and
+// its powers serve all of them (cx_reg_pass).
+CX_CFN bool cx_rplan_shared_tw(const cx_rplan& p, int i) {
+  int ns = 1;
+  for (int j = 0; j < i; ++j) ns *= p.r[j];
+  return ns > 1 && p.b[i] > 1 && p.t % ns == 0;
+}
+// A thread's twiddle work, in floating-point operations: per sincospi about
+// 20, per complex product 4; pass i > 0 takes the powers w^2 .. w^(R-1)
+// (R - 2 products) and R - 1 products a butterfly, the sincospi and powers
+// once (shared) or per butterfly.
+CX_CFN int cx_rplan_twiddle_ops(const cx_rplan& p) {
+  int ops = 0;
+  for (int i = 1; i < p.np; ++i) {
+    const int R = p.r[i], B = p.b[i];
+    const int setup = 20 + 4 * (R - 2), apply = 4 * (R - 1);
+    ops += cx_rplan_shared_tw(p, i) ? setup + B * apply : B * (setup + apply);
+  }
+  return ops;
+}
+// Modelled wavefronts (x1000 per access) summed over a plan's exchanges, in
+// the direct mode: a quick form (the base pitch, four of each exchange's
+// writes and reads, a few periods), for comparing the orders of one plan
+// within what a compiler evaluates at compile time.
+CX_CFN int cx_rplan_bank_quick(const cx_rplan& p) {
+  const int pitch = cx_reg_pitch_base(p.n);
+  int total = 0;
+  for (int x = 0; x + 1 < p.np; ++x) {
+    int ns = 1;
+    for (int i = 0; i < x; ++i) ns *= p.r[i];
+    const int cand[5] = {16, p.e, ns * p.r[x], p.t * p.r[x], p.n};
+    int best = -1;
+    for (int i = 0; i < 5; ++i) {
+      if (cand[i] < 8 || cand[i] > p.n) continue;
+      const int c = cx_reg_exchange_cost(p, CX_REG_DIRECT, x, cand[i], pitch, 4);
+      best = best < 0 || c < best ? c : best;
+    }
+    total += best;
+  }
+  return total;
+}
+// An exact plan's passes in the order with the least twiddle work among
+// those whose exchanges model no more wavefronts than the radices' own
+// order (largest common divisor first, cx_rplan_with). 1000 = 20 10 5 on 50
+// threads computes a twiddle per butterfly in both later passes (ns = 20,
+// 200 do not divide 50); 5 10 20 shares them (ns = 5, 50), one sincospi a
+// pass, and its exchanges conflict less (docs/cuda.md). 10 5 20 has less
+// twiddle work still, but more conflicts.
+CX_CFN cx_rplan cx_rplan_order(const cx_rplan& p0) {
+  if (p0.np < 3 || p0.np > 4 || p0.t * p0.e != p0.n) return p0;
+  const int np = p0.np;
+  // the distinct orders of the radices, by index permutations (at most 24)
+  cx_rplan cand[24] = {};
+  int ops[24] = {}, nc = 0;
+  for (int a = 0; a < np; ++a)
+    for (int b = 0; b < np; ++b)
+      for (int c = 0; c < np; ++c)
+        for (int d = 0; d < (np == 4 ? np : 1); ++d) {
+          const int idx[4] = {a, b, c, np == 4 ? d : 3};
+          bool ok = true;
+          for (int i = 0; i < np; ++i)
+            for (int j = 0; j < i; ++j) ok = ok && idx[i] != idx[j];
+          if (!ok) continue;
+          cx_rplan q = p0;
+          for (int i = 0; i < np; ++i) {
+            q.r[i] = p0.r[idx[i]];
+            q.b[i] = p0.b[idx[i]];
+          }
+          for (int m = 0; m < nc && ok; ++m) {
+            bool same = true;
+            for (int i = 0; i < np; ++i) same = same && cand[m].r[i] == q.r[i];
+            ok = !same;
+          }
+          if (!ok) continue;
+          ops[nc] = cx_rplan_twiddle_ops(q);
+          cand[nc++] = q;
+        }
+  // candidates with less twiddle work than p0's, least first; the first
+  // whose exchanges model no worse than p0's
+  const int ops0 = cx_rplan_twiddle_ops(p0);
+  int bank0 = -1;
+  for (int round = 0; round < nc; ++round) {
+    int m = -1;
+    for (int i = 0; i < nc; ++i)
+      if (ops[i] < ops0 && (m < 0 || ops[i] < ops[m])) m = i;
+    if (m < 0) break;
+    if (bank0 < 0) bank0 = cx_rplan_bank_quick(p0);
+    if (cx_rplan_bank_quick(cand[m]) <= bank0) return cand[m];
+    ops[m] = ops0;  // tried
+  }
+  return p0;
+}
+CX_CFN cx_rplan cx_rplan_choose(int n) { return cx_rplan_order(cx_rplan_radices(n)); }
+
+// Slot of index a + K from a and pa = pad(a, P), OFF = cx_reg_const_off(..).
+template <int K, int P, int OFF>
 CX_FN int cx_reg_slot(int a, int pa) {
-  if constexpr (K % P == 0 || AP) {
-    return pa + K + K / P;
+  if constexpr (OFF >= 0) {
+    return pa + OFF;
   } else {
     return cx_reg_pad(a + K, P);
   }
@@ -317,13 +468,14 @@ template <class Sh, int I, typename S>
 CX_FN void cx_reg_pass(CX_PRIVATE cx<S>* v, int t) {
   constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), B = Sh::template nb<I>();
   // Where ns divides T, a thread's B butterflies share their twiddles (k =
-  // t % ns for every b): one sincospi for all of them. Taken for radices up
-  // to 4, whose R - 1 twiddles stay in registers across the butterflies
-  // (Bluestein's 8192: eight butterflies of radix 2 a thread).
-  constexpr bool SHARED = NS > 1 && B > 1 && R <= 4 && Sh::T % NS == 0;
+  // t % ns for every b, cx_rplan_shared_tw): one sincospi and its powers
+  // for all of them, the R - 1 twiddles held across the butterflies
+  // (Bluestein's 8192: eight butterflies of radix 2 a thread; 1000's pass
+  // of 10, two butterflies at ns = 5).
+  constexpr bool SHARED = cx_rplan_shared_tw(Sh::P, I);
   cx<S> q[R];
   if constexpr (SHARED) {
-    q[1] = cx_reg_unit<S>(t % NS, NS * R);
+    q[1] = cx_reg_unit_c<NS * R, S>(t % NS);
 CX_UNROLL
     for (int r = 2; r < R; ++r) q[r] = cx_mul(q[r / 2], q[r - r / 2]);
   }
@@ -338,7 +490,7 @@ CX_UNROLL
     } else if constexpr (NS > 1) {
       const int k = (t + Sh::T * b) % NS;
       cx<S> p[R];
-      p[1] = cx_reg_unit<S>(k, NS * R);
+      p[1] = cx_reg_unit_c<NS * R, S>(k);
 CX_UNROLL
       for (int r = 2; r < R; ++r) p[r] = cx_mul(p[r / 2], p[r - r / 2]);
 CX_UNROLL
@@ -351,12 +503,14 @@ CX_UNROLL
 }
 
 // The R outputs of butterfly B at o_t + T*R*B + r*ns.
-template <class Sh, int I, int P, int B, int R_, bool AP, typename S>
+template <class Sh, int I, int P, int B, int R_, typename S>
 CX_FN void cx_reg_write_r(const CX_PRIVATE cx<S>* v, CX_SHARED cx<S>* row, int ot, int pot) {
   constexpr int R = Sh::template radix<I>(), NS = Sh::template ns<I>(), NB = Sh::template nb<I>();
   if constexpr (R_ < R) {
-    cx_reg_sts(row, cx_reg_slot<Sh::T * R * B + R_ * NS, P, AP>(ot, pot), v[B + R_ * NB]);
-    cx_reg_write_r<Sh, I, P, B, R_ + 1, AP, S>(v, row, ot, pot);
+    constexpr int K = Sh::T * R * B + R_ * NS;
+    constexpr int OFF = cx_reg_const_off(Sh::T, NS, R, K, P);
+    cx_reg_sts(row, cx_reg_slot<K, P, OFF>(ot, pot), v[B + R_ * NB]);
+    cx_reg_write_r<Sh, I, P, B, R_ + 1, S>(v, row, ot, pot);
   }
 }
 
@@ -371,8 +525,7 @@ CX_FN void cx_reg_write_b(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* row
     if (!cx_reg_has_slot<Sh, I, B>(t)) {
       // an idle butterfly (the last b of a pass that does not fill T * b)
     } else if constexpr (Sh::T % NS == 0) {
-      constexpr bool ap = NS == 1 && R % P == 0;  // o_t = t*R
-      cx_reg_write_r<Sh, I, P, B, 0, ap, S>(v, row, ot, pot);
+      cx_reg_write_r<Sh, I, P, B, 0, S>(v, row, ot, pot);
     } else {
       const int j = t + Sh::T * B;
       const int o = (j / NS) * NS * R + j % NS;
@@ -395,17 +548,19 @@ CX_FN void cx_reg_write_pass(const CX_PRIVATE cx<S>* v, int t, CX_SHARED cx<S>* 
 template <class Sh, int I, int P, int S_, typename S>
 CX_FN void cx_reg_read_s(CX_PRIVATE cx<S>* v, int t, int pt, const CX_SHARED cx<S>* row) {
   if constexpr (S_ < Sh::template slots<I>()) {
-    v[S_] = cx_reg_has_slot<Sh, I, S_>(t)
-                ? cx_reg_lds(row, cx_reg_slot<Sh::template at<I, S_>(), P, false>(t, pt))
-                : cx_make<S>((S)0, (S)0);
+    constexpr int K = Sh::template at<I, S_>();
+    constexpr int OFF = cx_reg_const_off(Sh::T, 0, 1, K, P);
+    v[S_] = cx_reg_has_slot<Sh, I, S_>(t) ? cx_reg_lds(row, cx_reg_slot<K, P, OFF>(t, pt))
+                                          : cx_make<S>((S)0, (S)0);
     cx_reg_read_s<Sh, I, P, S_ + 1, S>(v, t, pt, row);
   }
 }
 template <class Sh, int I, int P, int S_, typename S>
 CX_FN void cx_reg_write_s(const CX_PRIVATE cx<S>* v, int t, int pt, CX_SHARED cx<S>* row) {
   if constexpr (S_ < Sh::template slots<I>()) {
-    if (cx_reg_has_slot<Sh, I, S_>(t))
-      cx_reg_sts(row, cx_reg_slot<Sh::template at<I, S_>(), P, false>(t, pt), v[S_]);
+    constexpr int K = Sh::template at<I, S_>();
+    constexpr int OFF = cx_reg_const_off(Sh::T, 0, 1, K, P);
+    if (cx_reg_has_slot<Sh, I, S_>(t)) cx_reg_sts(row, cx_reg_slot<K, P, OFF>(t, pt), v[S_]);
     cx_reg_write_s<Sh, I, P, S_ + 1, S>(v, t, pt, row);
   }
 }
